@@ -1,0 +1,1 @@
+"""Reference implementations: state-vector simulator kernels and AD engines."""

@@ -1,0 +1,47 @@
+"""What the numba kernels share: the dtype check and the per-gate index plan.
+
+Plans are cached per (n, locs, controls), so a circuit that applies the same kind of
+gate again and again pays for the bit arithmetic once.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+
+from .bits import bcomspace, ctrl_offset, group_shift
+
+NUMBA_DTYPES = (np.dtype(np.complex128), np.dtype(np.complex64))
+
+
+def require_numba_dtype(name, state):
+    """NotImplementedError (before anything is touched) for dtypes the numba kernels
+    are not compiled for; object arrays belong to ``subspace``."""
+    if state.dtype not in NUMBA_DTYPES:
+        raise NotImplementedError(
+            f"{name} handles complex128 and complex64 states, not {state.dtype}; "
+            "use the 'subspace' kernel for other element types")
+    if not isinstance(state, np.ndarray):
+        raise NotImplementedError(f"{name} runs on numpy arrays, not {type(state).__name__}")
+
+
+def as_matrix(matrix, dtype):
+    return np.ascontiguousarray(matrix, dtype=dtype)
+
+
+@lru_cache(maxsize=4096)
+def subspace_plan(n, locs, ctrl_locs, ctrl_vals):
+    """(offsets, masks, lens, base_off, count) for the generated subspace loops."""
+    masks, lens = group_shift(locs + ctrl_locs)
+    plan = (bcomspace(n, locs), np.array(masks, dtype=np.int64),
+            np.array(lens, dtype=np.int64))
+    for a in plan:
+        a.flags.writeable = False  # shared through the cache
+    return plan + (ctrl_offset(ctrl_locs, ctrl_vals), 1 << (n - len(locs) - len(ctrl_locs)))
+
+
+def control_masks(ctrl_locs, ctrl_vals):
+    """(mask, value) for the stride loop's per-pair control test."""
+    mask = 0
+    for q in ctrl_locs:
+        mask |= 1 << q
+    return mask, ctrl_offset(ctrl_locs, ctrl_vals)

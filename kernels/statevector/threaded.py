@@ -1,0 +1,29 @@
+"""numba parallel versions of ``stride`` (one qubit), ``unrolled`` (2-3 qubits) and
+``loop`` (more), generated from the same templates with ``prange``.
+
+Below :data:`PARALLEL_THRESHOLD` amplitudes, or with one numba thread, the serial
+versions run: waking a thread team costs more than such a gate.
+"""
+
+import numba
+
+from . import stride
+from ._plan import require_numba_dtype
+from ._validate import check_gate
+
+#: Smallest state (in amplitudes) that is worth splitting across threads. The seed used
+#: 4096; this value comes from `python -m harness threshold` on the project machine
+#: (2 cores), the crossover where the parallel stride loop beat the serial one.
+PARALLEL_THRESHOLD = 1 << 14
+
+
+def run(state, g, parallel=None):
+    if parallel is None:
+        parallel = state.shape[0] >= PARALLEL_THRESHOLD and numba.get_num_threads() > 1
+    return stride.run(state, g, parallel)
+
+
+def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+    require_numba_dtype("threaded", state)
+    return run(state, g)

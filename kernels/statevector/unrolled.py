@@ -1,0 +1,28 @@
+"""numba: the subspace loop with the 2x2, 4x4 and 8x8 products fully unrolled (generated
+from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
+
+from . import _codegen, loop
+from ._plan import as_matrix, require_numba_dtype, subspace_plan
+from ._validate import check_gate
+
+#: Gate sizes (in qubits) that get an unrolled product.
+UNROLLED_QUBITS = (1, 2, 3)
+
+_generated = _codegen.build(
+    "unrolled", [_codegen.unrolled_subspace_source(k) for k in UNROLLED_QUBITS])
+
+
+def run(state, g, parallel=False):
+    k = len(g.locs)
+    if k not in UNROLLED_QUBITS:
+        return loop.run(state, g, parallel)
+    d = 1 << k
+    fn = getattr(_generated, f"subspace_{d}x{d}_{'parallel' if parallel else 'serial'}")
+    fn(state, as_matrix(g.matrix, state.dtype), *subspace_plan(g.n, g.locs, g.ctrl_locs, g.ctrl_vals))
+    return state
+
+
+def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+    require_numba_dtype("unrolled", state)
+    return run(state, g)
