@@ -10,18 +10,19 @@ import numpy as np
 
 from .bits import bcomspace, ctrl_offset, group_shift
 
-NUMBA_DTYPES = (np.dtype(np.complex128), np.dtype(np.complex64))
+#: dtype.char of complex128 and complex64, the types the numba kernels are compiled for.
+NUMBA_DTYPES = "DF"
 
 
 def require_numba_dtype(name, state):
     """NotImplementedError (before anything is touched) for dtypes the numba kernels
     are not compiled for; object arrays belong to ``subspace``."""
-    if state.dtype not in NUMBA_DTYPES:
+    if not isinstance(state, np.ndarray):
+        raise NotImplementedError(f"{name} runs on numpy arrays, not {type(state).__name__}")
+    if state.dtype.char not in NUMBA_DTYPES:
         raise NotImplementedError(
             f"{name} handles complex128 and complex64 states, not {state.dtype}; "
             "use the 'subspace' kernel for other element types")
-    if not isinstance(state, np.ndarray):
-        raise NotImplementedError(f"{name} runs on numpy arrays, not {type(state).__name__}")
 
 
 def as_matrix(matrix, dtype):
@@ -39,6 +40,7 @@ def subspace_plan(n, locs, ctrl_locs, ctrl_vals):
     return plan + (ctrl_offset(ctrl_locs, ctrl_vals), 1 << (n - len(locs) - len(ctrl_locs)))
 
 
+@lru_cache(maxsize=4096)
 def control_masks(ctrl_locs, ctrl_vals):
     """(mask, value) for the stride loop's per-pair control test."""
     mask = 0

@@ -1,6 +1,7 @@
 """Argument checking shared by every kernel, so that all of them refuse the same inputs
 with the same messages and never touch the state before the check has passed."""
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -38,7 +39,10 @@ def _qubits(name, values, n):
 
 def state_qubits(state):
     """Number of qubits of a state vector; ValueError naming ``state`` if it is not one."""
-    shape = getattr(state, "shape", None)
+    return _qubit_count(getattr(state, "shape", None))
+
+
+def _qubit_count(shape):
     if shape is None or len(shape) != 1:
         raise ValueError(f"state must be a 1-D array, got shape {shape}")
     size = shape[0]
@@ -50,7 +54,30 @@ def state_qubits(state):
 def check_gate(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     """Validate one kernel call; returns a :class:`Gate` or raises ValueError naming the
     bad argument. Nothing is modified."""
-    n = state_qubits(state)
+    shape = getattr(state, "shape", None)
+    try:
+        # Circuits repeat the same qubit choices; caching the checked tuples keeps a
+        # kernel call on a small state from being dominated by Python-side checking.
+        n, locs, ctrl_locs, ctrl_vals = _checked_qubits(shape, locs, ctrl_locs, ctrl_vals)
+    except TypeError:  # unhashable arguments (lists, arrays): check without the cache
+        n, locs, ctrl_locs, ctrl_vals = _checked_qubits.__wrapped__(
+            shape, locs, ctrl_locs, ctrl_vals)
+    mshape = getattr(matrix, "shape", None)
+    if mshape is None:
+        matrix = np.asarray(matrix)
+        mshape = matrix.shape
+    dim = 1 << len(locs)
+    if mshape != (dim, dim):
+        raise ValueError(
+            f"matrix must be ({dim}, {dim}) for {len(locs)} qubit(s) in locs, "
+            f"got shape {mshape}")
+    # tuple.__new__ skips the NamedTuple constructor's Python frame (hot path)
+    return tuple.__new__(Gate, (n, matrix, locs, ctrl_locs, ctrl_vals))
+
+
+@lru_cache(maxsize=4096)
+def _checked_qubits(shape, locs, ctrl_locs, ctrl_vals):
+    n = _qubit_count(shape)
     if np.isscalar(locs):
         locs = (locs,)
     if np.isscalar(ctrl_locs):
@@ -73,11 +100,4 @@ def check_gate(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
                 f"ctrl_vals has {len(ctrl_vals)} entries for {len(ctrl_locs)} ctrl_locs")
         if any(v not in (0, 1) for v in ctrl_vals):
             raise ValueError(f"ctrl_vals must be 0 or 1 each, got {ctrl_vals}")
-    if not hasattr(matrix, "shape"):
-        matrix = np.asarray(matrix)
-    dim = 1 << len(locs)
-    if matrix.shape != (dim, dim):
-        raise ValueError(
-            f"matrix must be ({dim}, {dim}) for {len(locs)} qubit(s) in locs, "
-            f"got shape {matrix.shape}")
-    return Gate(n, matrix, locs, ctrl_locs, ctrl_vals)
+    return n, locs, ctrl_locs, ctrl_vals

@@ -16,6 +16,12 @@ PATHS = tuple(_codegen.PAIR_UPDATES)
 _generated = _codegen.build(
     "stride", [_codegen.stride_source(p, c) for p in PATHS for c in (False, True)])
 
+# (path, controlled, parallel) -> compiled loop; a dict lookup keeps the call cheap
+_LOOPS = {
+    (p, c, par): getattr(_generated, f"stride_{p}{'_ctrl' if c else ''}_{kind}")
+    for p in PATHS for c in (False, True) for par, kind in ((False, "serial"), (True, "parallel"))
+}
+
 
 def structure(u00, u01, u10, u11):
     """Name of the cheapest correct pair update for the matrix [[u00, u01], [u10, u11]]."""
@@ -27,15 +33,14 @@ def structure(u00, u01, u10, u11):
 
 
 def run(state, g, parallel=False):
-    if len(g.locs) != 1:
+    _, matrix, locs, ctrl_locs, ctrl_vals = g
+    if len(locs) != 1:
         return unrolled.run(state, g, parallel)
-    cast = state.dtype.type
-    (u00, u01), (u10, u11) = g.matrix.tolist()
-    path = structure(u00, u01, u10, u11)
-    ctrl = "_ctrl" if g.ctrl_locs else ""
-    fn = getattr(_generated, f"stride_{path}{ctrl}_{'parallel' if parallel else 'serial'}")
-    cmask, cval = control_masks(g.ctrl_locs, g.ctrl_vals)
-    fn(state, cast(u00), cast(u01), cast(u10), cast(u11), g.locs[0], cmask, cval)
+    (u00, u01), (u10, u11) = matrix.tolist()
+    fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), parallel]
+    cmask, cval = control_masks(ctrl_locs, ctrl_vals)
+    # tolist() gives Python complex (complex128); numba casts on store for complex64
+    fn(state, u00, u01, u10, u11, locs[0], cmask, cval)
     return state
 
 
