@@ -1,0 +1,1 @@
+"""The benchmark harness: validation, asv suites (``benchmarks/``), and ``python -m harness``."""

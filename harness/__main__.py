@@ -1,0 +1,86 @@
+"""``python -m harness COMMAND``: the harness's command line (the Makefile calls it).
+
+  validate   run every backend on every benchmarked gate and circuit, check each result
+             against the reference, print a table; exit 1 on any wrong result
+  quick      every asv benchmark once (--quick) on the small profile, nothing saved;
+             exit non-zero if any benchmark failed
+  bench      the asv sweep (profile default or full), results saved to results/
+  threshold  measure where the parallel stride loop starts to beat the serial one
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _asv(args, profile, env=None):
+    env = dict(os.environ, **(env or {}))
+    env["QSIM_BENCH_PROFILE"] = profile
+    subprocess.run([sys.executable, "-m", "asv", "machine", "--yes"], cwd=ROOT, env=env,
+                   check=True, stdout=subprocess.DEVNULL)
+    cmd = [sys.executable, "-m", "asv", "run", "-E", f"existing:{sys.executable}",
+           "--launch-method", "spawn", *args]
+    print("+", " ".join(cmd), f"(QSIM_BENCH_PROFILE={profile})", flush=True)
+    return subprocess.run(cmd, cwd=ROOT, env=env).returncode
+
+
+def cmd_quick(opts):
+    args = ["--quick", "--dry-run", "--show-stderr"] + (["--bench", opts.bench] if opts.bench else [])
+    code = _asv(args, "quick")
+    if code:
+        print(f"asv reported failed benchmarks (exit {code})", file=sys.stderr)
+    return code
+
+
+def cmd_bench(opts):
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    args = ["--set-commit-hash", commit, "--show-stderr"]
+    if opts.bench:
+        args += ["--bench", opts.bench]
+    code = _asv(args, opts.profile)
+    print(f"\nasv results (commit {commit[:8]}, profile {opts.profile}) are in "
+          f"{ROOT / 'results'}; `make publish` renders them, `make preview` serves them.")
+    return code
+
+
+def cmd_validate(opts):
+    from harness import threads
+    threads.pin_env(1)
+    from harness.validate_all import validate_all
+    return validate_all(opts.qubits)
+
+
+def cmd_threshold(opts):
+    from harness.threshold import report
+    return report(opts.qubits)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("validate", help="check every backend against the reference")
+    p.add_argument("--qubits", type=int, nargs="+", default=[1, 4, 9, 13])
+    p.set_defaults(func=cmd_validate)
+    p = sub.add_parser("quick", help="smoke run: every asv benchmark once, nothing saved")
+    p.add_argument("--bench", help="regular expression selecting benchmarks")
+    p.set_defaults(func=cmd_quick)
+    p = sub.add_parser("bench", help="the asv sweep, saved to results/")
+    p.add_argument("--profile", default=os.environ.get("PROFILE") or "default",
+                   choices=["quick", "default", "full"])
+    p.add_argument("--bench", help="regular expression selecting benchmarks")
+    p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("threshold", help="measure the threaded kernel's serial/parallel crossover")
+    p.add_argument("--qubits", type=int, nargs="+", default=list(range(8, 21)))
+    p.set_defaults(func=cmd_threshold)
+    opts = parser.parse_args(argv)
+    return opts.func(opts)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Every simulator the suites compare, kernels and adapters alike, behind one small
+interface, so that a suite times exactly the same instructions on each of them.
+
+A backend turns a numpy state into its own state object (``load``), turns instructions
+into something it can run (``program``: a tool's gate or circuit object, built outside
+the timed region as a user of that tool would), runs it in place (``run``), waits for
+asynchronous devices (``sync``) and hands the amplitudes back (``result``).
+"""
+
+import numpy as np
+
+from kernels.statevector import KERNELS, circuits
+
+
+class Unavailable(NotImplementedError):
+    """This backend cannot run here (missing tool, no GPU); asv skips the combination."""
+
+
+class KernelBackend:
+    def __init__(self, name):
+        self.name = name
+        self.kernel = KERNELS[name]
+
+    def check(self):
+        pass
+
+    def load(self, vec):
+        return vec.copy()
+
+    def program(self, instructions, n):
+        kernel = self.kernel
+        if len(instructions) == 1:
+            m, locs, ctrl, vals = (instructions[0].matrix, instructions[0].locs,
+                                   instructions[0].ctrl_locs, instructions[0].ctrl_vals or None)
+            return lambda state: kernel(state, m, locs, ctrl, vals)
+        return lambda state: circuits.run(kernel, state, instructions)
+
+    def run(self, state, program):
+        program(state)
+
+    def sync(self):
+        pass
+
+    def result(self, state):
+        return np.asarray(state)
+
+
+class CudaBackend(KernelBackend):
+    def __init__(self):
+        super().__init__("cuda")
+        from kernels.statevector import cuda
+        self.cuda = cuda
+
+    def check(self):
+        ok, reason = self.cuda.available()
+        if not ok:
+            raise Unavailable(f"cuda: {reason}")
+
+    def load(self, vec):
+        import cupy
+        return cupy.asarray(vec)
+
+    def sync(self):
+        self.cuda.sync()
+
+    def result(self, state):
+        return state.get()
+
+
+class AdapterBackend:
+    """A simulator adapter module (``adapters.qulacs_sim``) as a backend."""
+
+    def __init__(self, module):
+        self.module = module
+        self.name = module.NAME
+
+    def check(self):
+        if not self.module.AVAILABLE:
+            raise Unavailable(f"{self.name}: {self.module.REASON}")
+
+    def load(self, vec):
+        return self.module.from_numpy(vec)
+
+    def program(self, instructions, n):
+        if len(instructions) == 1:
+            return self.module.gate(instructions[0])
+        return self.module.circuit(instructions, n)
+
+    def run(self, state, program):
+        self.module.run(state, program)
+
+    def sync(self):
+        self.module.sync()
+
+    def result(self, state):
+        return self.module.to_numpy(state)
+
+
+def simulator_adapters():
+    """The simulator adapter modules, whether their tool is installed or not (each says
+    so in AVAILABLE/REASON, and its backend skips with that reason)."""
+    import adapters
+    modules = []
+    for name, kind in adapters.ADAPTERS.items():
+        if kind != "simulator":
+            continue
+        try:
+            modules.append(adapters.load(name))
+        except Exception:  # a broken adapter module; `adapters.available()` says why
+            continue
+    return modules
+
+
+def names():
+    """Every backend name, in a fixed order: the kernels' progression, then the peers."""
+    return list(KERNELS) + [m.NAME for m in simulator_adapters()]
+
+
+def get(name):
+    if name == "cuda":
+        return CudaBackend()
+    if name in KERNELS:
+        return KernelBackend(name)
+    for module in simulator_adapters():
+        if module.NAME == name:
+            return AdapterBackend(module)
+    raise ValueError(f"unknown backend {name!r}; known: {names()}")

@@ -1,0 +1,38 @@
+"""Whole circuits (QCBM: 9 layers with a ring of CNOTs; QFT) on every backend, one
+thread: time per circuit and the peak memory of a run."""
+
+from ._setup import BACKENDS, PROFILE, SEED, prepare  # first: pins threads
+
+import numpy as np
+
+from kernels.statevector import circuits
+
+CIRCUITS = {
+    "QCBM": lambda n: circuits.qcbm(n, np.random.default_rng(SEED)),
+    "QFT": circuits.qft,
+}
+
+#: The dense oracle rebuilds a 2**n x 2**n operator for every gate: above this a circuit
+#: takes minutes per run, so it is not timed.
+NAIVE_CIRCUIT_QUBITS = 8
+
+
+class Circuit:
+    params = (list(CIRCUITS), PROFILE["circuit_qubits"], BACKENDS)
+    param_names = ["circuit", "n", "backend"]
+    timeout = 600
+
+    def setup(self, circuit, n, backend):
+        if backend == "naive" and n > NAIVE_CIRCUIT_QUBITS:
+            raise NotImplementedError(
+                f"naive is not timed on circuits above {NAIVE_CIRCUIT_QUBITS} qubits")
+        self.backend, self.program, self.state = prepare(
+            backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}")
+
+    def time_circuit(self, circuit, n, backend):
+        self.backend.run(self.state, self.program)
+        self.backend.sync()
+
+    def peakmem_circuit(self, circuit, n, backend):
+        self.backend.run(self.state, self.program)
+        self.backend.sync()

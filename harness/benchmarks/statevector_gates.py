@@ -1,0 +1,40 @@
+"""Single gates on n qubits: every kernel and peer on the same gate and target qubits,
+one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more)."""
+
+from ._setup import BACKENDS, PROFILE, SEED, prepare  # first: pins threads
+
+import numpy as np
+
+from kernels.statevector import circuits
+from kernels.statevector.gates import random_unitary
+
+# Target qubits as in the seed's benchmark (its 1-based qubit 3 is our qubit 2; CNOT is
+# controlled by qubit 2 onto qubit 1); multi-qubit gates use unsorted, non-adjacent locs.
+_rng = np.random.default_rng(SEED)
+GATES = {
+    "X": circuits.gate("X", 2),
+    "H": circuits.gate("H", 2),
+    "T": circuits.gate("T", 2),
+    "CNOT": circuits.cnot(2, 1),
+    "Rx": circuits.gate("Rx", 2, theta=0.7),
+    "Rz": circuits.gate("Rz", 2, theta=0.7),
+    "Toffoli": circuits.toffoli(0, 3, 2),
+    "dense2": circuits.dense(random_unitary(2, _rng), 3, 1),
+    "dense3": circuits.dense(random_unitary(3, _rng), 3, 0, 2),
+}
+
+
+class Gate:
+    params = (list(GATES), PROFILE["gate_qubits"], BACKENDS)
+    param_names = ["gate", "n", "backend"]
+    timeout = 300
+
+    def setup(self, gate, n, backend):
+        self.backend, self.program, self.state = prepare(
+            backend, n, [GATES[gate]], what=f"{gate} n={n}")
+
+    def time_gate(self, gate, n, backend):
+        self.backend.run(self.state, self.program)
+        self.backend.sync()
+
+

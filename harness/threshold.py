@@ -1,0 +1,59 @@
+"""``python -m harness threshold``: where does splitting a gate across threads start to
+pay? Times the serial and the parallel stride loop (the ``threaded`` kernel's two halves)
+on a dense single-qubit gate for each n, and prints the ratio and the crossover, the
+value that ``kernels.statevector.threaded.PARALLEL_THRESHOLD`` should hold."""
+
+import time
+
+import numpy as np
+
+from harness import threads
+from kernels.statevector import gates, stride
+from kernels.statevector._validate import check_gate
+from kernels.statevector.states import random_state
+
+
+def best_time(fn, budget=0.2, repeat=7):
+    fn()
+    number = 1
+    while True:  # calibrate so that one sample takes ~budget/repeat
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        if time.perf_counter() - t0 > budget / repeat or number > 1 << 20:
+            break
+        number *= 4
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def report(qubits, locs=(0, 5)):
+    threads.set_threads(threads.max_threads())
+    crossover = None
+    print(f"threads: {threads.max_threads()}")
+    print(f"{'n':>3} {'amplitudes':>11} {'serial us':>10} {'parallel us':>12} {'speed-up':>9}")
+    for n in qubits:
+        state = random_state(n, np.random.default_rng(n))
+        ratio = []
+        for loc in locs:
+            if loc >= n:
+                continue
+            g = check_gate(state, gates.H, (loc,))
+            ts = best_time(lambda: stride.run(state, g, parallel=False))
+            tp = best_time(lambda: stride.run(state, g, parallel=True))
+            ratio.append((ts, tp))
+        ts = min(r[0] for r in ratio)
+        tp = min(r[1] for r in ratio)
+        print(f"{n:>3} {1 << n:>11} {ts * 1e6:>10.2f} {tp * 1e6:>12.2f} {ts / tp:>9.2f}")
+        if crossover is None and ts / tp > 1.1:
+            crossover = 1 << n
+        elif ts / tp < 1.0:
+            crossover = None
+    print(f"suggested PARALLEL_THRESHOLD: {crossover} amplitudes"
+          if crossover else "parallel never clearly faster in this range")
+    return 0
