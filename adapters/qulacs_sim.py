@@ -1,0 +1,192 @@
+"""qulacs behind the kernels' gate instructions.
+
+qulacs shares the project's conventions (qubit q is bit q of the index; bit j of a
+DenseMatrix row/column index is target ``j`` of its target list), so amplitudes compare
+one to one. Timing code builds gates, circuits and states in setup with :func:`gate`,
+:func:`circuit` and :func:`from_numpy`, and times only :func:`run`; :func:`apply` (the
+kernel signature, copying in and out) is for tests and convenience.
+"""
+
+import ctypes
+import sys
+
+import numpy as np
+
+from kernels.statevector._validate import check_gate, state_qubits
+
+from ._guard import guarded_import
+
+NAME = "qulacs"
+
+qulacs, AVAILABLE, REASON = guarded_import("qulacs", "gate")
+
+
+def _require():
+    if not AVAILABLE:
+        raise RuntimeError(f"the qulacs adapter is unavailable: {REASON}")
+
+
+def version():
+    _require()
+    return qulacs.__version__
+
+
+def sync():
+    """qulacs on the CPU is synchronous; present for the common adapter interface."""
+
+
+# --- threads ---------------------------------------------------------------------------
+#
+# qulacs does not follow the OpenMP runtime's thread count. Its C++ singleton OMPutil
+# reads omp_get_max_threads() (or QULACS_NUM_THREADS) once, at qulacs's first parallel
+# operation (creating a QuantumState is one), and from then on calls
+# omp_set_num_threads(cached) before every parallel loop and restores its cached default
+# after it. So threadpoolctl (or OMP_NUM_THREADS) only counts before that first operation.
+# Measured on qulacs 0.6.14: a limit of 1 set after the first operation still keeps both
+# cores busy. The singleton is an exported symbol, so the cached counts are rewritten.
+# (qulacs stays serial below 2**13 amplitudes whatever the count.)
+
+_OMPUTIL = "_ZZN7OMPutil8get_instEvE8instance"          # OMPutil::get_inst()::instance
+_OMPUTIL_GUARD = "_ZGVZN7OMPutil8get_instEvE8instance"  # its "constructed" flag
+_MAX_THREADS = 1024                                      # qulacs's MAX_NUM_THREADS
+
+
+def _thread_fields():
+    """The OMPutil fields (default count, qulacs count, serial threshold) as a ctypes
+    array, or None where this qulacs build does not have them as we expect."""
+    try:
+        lib = ctypes.CDLL(sys.modules["qulacs_core"].__file__)
+        guard = ctypes.c_uint8.in_dll(lib, _OMPUTIL_GUARD)
+        fields = (ctypes.c_uint * 3).in_dll(lib, _OMPUTIL)
+    except (KeyError, AttributeError, OSError, ValueError):
+        return None
+    if not guard.value:
+        qulacs.QuantumState(1)  # a first operation builds the singleton
+    default, count, threshold = fields
+    if guard.value and 1 <= default <= _MAX_THREADS and 1 <= count <= _MAX_THREADS \
+            and threshold <= 64:
+        return fields
+    return None
+
+
+def threads():
+    """The number of threads qulacs runs its parallel loops with."""
+    _require()
+    fields = _thread_fields()
+    if fields is None:
+        raise RuntimeError(f"qulacs {version()}: cannot read its thread count")
+    return int(fields[1])
+
+
+def set_threads(n):
+    """Run qulacs's parallel loops with ``n`` OpenMP threads from now on."""
+    _require()
+    n = int(n)
+    if not 1 <= n <= _MAX_THREADS:
+        raise ValueError(f"n must be 1..{_MAX_THREADS} threads, got {n}")
+    fields = _thread_fields()
+    if fields is None:
+        raise RuntimeError(
+            f"qulacs {version()}: its cached thread count is not where this adapter "
+            "expects it; set QULACS_NUM_THREADS before starting Python instead")
+    fields[0] = fields[1] = n
+    # The wheel's own OpenMP runtime, for any loop qulacs runs outside OMPutil; other
+    # OpenMP runtimes in the process (numba, torch) are left alone.
+    import threadpoolctl
+    for lib in threadpoolctl.ThreadpoolController().select(user_api="openmp").lib_controllers:
+        if "qulacs" in lib.filepath:
+            lib.set_num_threads(n)
+
+
+# --- gates -----------------------------------------------------------------------------
+
+# (instruction name, number of targets, number of controls, all valued 1) -> qulacs gate,
+# called with the controls then the targets: what a qulacs user writes.
+_NAMED = {
+    ("X", 1, 0): "X", ("Y", 1, 0): "Y", ("Z", 1, 0): "Z",
+    ("H", 1, 0): "H", ("S", 1, 0): "S", ("T", 1, 0): "T",
+    ("X", 1, 1): "CNOT", ("Z", 1, 1): "CZ", ("X", 1, 2): "TOFFOLI",
+    ("SWAP", 2, 0): "SWAP",
+}
+# name -> (qulacs gate, angle sign). qulacs 0.6.14's RX(q, t) is exp(+i t X / 2), the
+# opposite of our Rx(t) = exp(-i t X / 2) (checked numerically), so the angle is negated.
+# U1(q, t) is diag(1, exp(i t)), our phase(t).
+_ROTATIONS = {"Rx": ("RX", -1.0), "Ry": ("RY", -1.0), "Rz": ("RZ", -1.0), "phase": ("U1", 1.0)}
+
+
+def _dense(matrix, locs, ctrl_locs, ctrl_vals):
+    g = qulacs.gate.DenseMatrix(list(locs), np.asarray(matrix, dtype=np.complex128))
+    for q, v in zip(ctrl_locs, ctrl_vals):
+        g.add_control_qubit(q, v)
+    return g
+
+
+def gate(instruction):
+    """A qulacs gate for a :class:`kernels.statevector.circuits.Instruction`.
+
+    qulacs's named gate where it has one for the instruction's name and controls (the
+    name is trusted to match the matrix), else a DenseMatrix with its controls, so every
+    instruction runs.
+    """
+    _require()
+    locs = tuple(int(q) for q in instruction.locs)
+    ctrls = tuple(int(q) for q in instruction.ctrl_locs)
+    vals = tuple(int(v) for v in instruction.ctrl_vals or ()) or (1,) * len(ctrls)
+    if all(v == 1 for v in vals):
+        named = _NAMED.get((instruction.name, len(locs), len(ctrls)))
+        if named:
+            return getattr(qulacs.gate, named)(*ctrls, *locs)
+        if instruction.name in _ROTATIONS and len(locs) == 1 and not ctrls \
+                and len(instruction.params) == 1:
+            named, sign = _ROTATIONS[instruction.name]
+            return getattr(qulacs.gate, named)(locs[0], sign * float(instruction.params[0]))
+    return _dense(instruction.matrix, locs, ctrls, vals)
+
+
+def circuit(instructions, n):
+    """A qulacs QuantumCircuit on ``n`` qubits of :func:`gate` for each instruction."""
+    _require()
+    out = qulacs.QuantumCircuit(int(n))
+    for inst in instructions:
+        out.add_gate(gate(inst))
+    return out
+
+
+# --- states ----------------------------------------------------------------------------
+
+def from_numpy(vec):
+    """A qulacs QuantumState holding a copy of the amplitudes ``vec``."""
+    _require()
+    qstate = qulacs.QuantumState(state_qubits(vec))
+    qstate.load(np.ascontiguousarray(vec, dtype=np.complex128))
+    return qstate
+
+
+def to_numpy(qstate):
+    """The amplitudes of ``qstate`` as a new numpy array."""
+    _require()
+    return np.array(qstate.get_vector(), dtype=np.complex128)
+
+
+def run(qstate, gate_or_circuit):
+    """Apply a gate or circuit from :func:`gate`/:func:`circuit` to ``qstate`` in place:
+    the only call a timing loop makes."""
+    gate_or_circuit.update_quantum_state(qstate)
+    return qstate
+
+
+def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    """The kernel signature: apply the gate to the numpy ``state`` in place (through a
+    qulacs copy) and return it."""
+    _require()
+    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+    if not isinstance(state, np.ndarray) or state.dtype != np.complex128:
+        raise NotImplementedError(
+            f"qulacs runs complex128 numpy states, got {type(state).__name__} "
+            f"of dtype {getattr(state, 'dtype', None)}")
+    if not np.can_cast(np.asarray(g.matrix).dtype, np.complex128, casting="same_kind"):
+        raise NotImplementedError(f"qulacs takes a complex matrix, got dtype {g.matrix.dtype}")
+    qstate = from_numpy(state)
+    _dense(g.matrix, g.locs, g.ctrl_locs, g.ctrl_vals).update_quantum_state(qstate)
+    state[:] = qstate.get_vector()
+    return state

@@ -1,0 +1,169 @@
+"""qulacs against the dense reference kernel (naive), amplitude by amplitude."""
+
+import importlib.util
+import sys
+
+import numpy as np
+import pytest
+
+from adapters import qulacs_sim as qs
+from kernels.statevector import circuits, gates, naive
+from kernels.statevector.circuits import Instruction
+
+needs_qulacs = pytest.mark.skipif(not qs.AVAILABLE, reason=qs.REASON)
+
+
+def random_state(n, rng):
+    return rng.standard_normal(1 << n) + 1j * rng.standard_normal(1 << n)
+
+
+def through_qulacs(state, gate_or_circuit):
+    return qs.to_numpy(qs.run(qs.from_numpy(state), gate_or_circuit))
+
+
+def random_case(seed):
+    """k = 1..3 targets and 0..2 controls (values 0 and 1) on random unsorted qubits of
+    n <= 10; odd seeds always use the highest qubit."""
+    rng = np.random.default_rng(seed)
+    k, n_ctrl = 1 + seed % 3, (seed // 3) % 3
+    n = int(rng.integers(k + n_ctrl, 11))
+    qubits = rng.permutation(n)[:k + n_ctrl]
+    if seed % 2 and n - 1 not in qubits:
+        qubits[rng.integers(len(qubits))] = n - 1
+    ctrl_vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
+    return (random_state(n, rng), gates.random_unitary(k, rng),
+            tuple(int(q) for q in qubits[:k]), tuple(int(q) for q in qubits[k:]), ctrl_vals)
+
+
+FIXED_CASES = [  # (n, locs, ctrl_locs, ctrl_vals): edges the random ones may miss
+    (1, (0,), (), ()),
+    (3, (2, 0, 1), (), ()),
+    (10, (9,), (), ()),
+    (10, (3, 9, 0), (), ()),
+    (10, (7, 2), (9, 0), (0, 1)),
+    (10, (0,), (9, 4), (0, 0)),
+]
+
+
+@needs_qulacs
+@pytest.mark.parametrize("seed", range(45))
+def test_dense_matches_reference(seed):
+    state, matrix, locs, ctrls, vals = random_case(seed)
+    expected = naive.apply(state.copy(), matrix, locs, ctrls, vals)
+    got = qs.apply(state.copy(), matrix, locs, ctrls, vals)
+    np.testing.assert_allclose(got, expected, atol=1e-12)
+    inst = Instruction("dense", matrix, locs, ctrls, vals)
+    np.testing.assert_allclose(through_qulacs(state, qs.gate(inst)), expected, atol=1e-12)
+
+
+@needs_qulacs
+@pytest.mark.parametrize("n, locs, ctrls, vals", FIXED_CASES)
+def test_dense_edge_cases(n, locs, ctrls, vals):
+    rng = np.random.default_rng(n)
+    state, matrix = random_state(n, rng), gates.random_unitary(len(locs), rng)
+    expected = naive.apply(state.copy(), matrix, locs, ctrls, vals)
+    np.testing.assert_allclose(qs.apply(state, matrix, locs, ctrls, vals), expected, atol=1e-12)
+
+
+NAMED = [  # (instruction, the qulacs gate it must become)
+    *[(circuits.gate(g, 3), g) for g in "XYZHST"],
+    *[(circuits.gate(g, 4, theta=t), f"{g[1].upper()}-rotation")
+      for g in ("Rx", "Ry", "Rz") for t in (0.7, -2.1)],
+    (circuits.gate("phase", 0, theta=0.9), "DenseMatrix"),  # qulacs's U1 is a matrix gate
+    (circuits.cnot(4, 1), "CNOT"),
+    (circuits.cnot(0, 3), "CNOT"),
+    (circuits.cz(2, 0), "CZ"),
+    (circuits.toffoli(4, 0, 2), "DenseMatrix"),  # so is its TOFFOLI
+    (circuits.swap(3, 1), "SWAP"),
+    (circuits.gate("phase", 1, ctrl=(3,), theta=np.pi / 4), "DenseMatrix"),  # QFT's
+    # not recognised with these controls: the dense fallback
+    (circuits.gate("X", 2, ctrl=(0,), ctrl_vals=(0,)), "DenseMatrix"),
+    (circuits.gate("Z", 2, ctrl=(0, 4), ctrl_vals=(1, 0)), "DenseMatrix"),
+    (circuits.gate("Rx", 2, ctrl=(1,), theta=0.3), "DenseMatrix"),
+    (Instruction("SWAP", gates.SWAP, (0, 4), (2,), (1,)), "DenseMatrix"),
+    (Instruction("Rz", gates.Rz(0.5), (3,)), "DenseMatrix"),  # no params: use the matrix
+]
+
+
+@needs_qulacs
+@pytest.mark.parametrize("inst, qulacs_name", NAMED, ids=lambda x: str(getattr(x, "name", x)))
+def test_named_gates_match_reference(inst, qulacs_name):
+    state = random_state(5, np.random.default_rng(1))
+    g = qs.gate(inst)
+    assert g.get_name() == qulacs_name
+    expected = inst.apply(naive.apply, state.copy())
+    np.testing.assert_allclose(through_qulacs(state, g), expected, atol=1e-12)
+
+
+@needs_qulacs
+@pytest.mark.parametrize("n", [1, 2, 5, 9])
+@pytest.mark.parametrize("make", ["qcbm", "qft"])
+def test_circuits_match_reference(make, n):
+    rng = np.random.default_rng(n)
+    circ = circuits.qcbm(n, rng) if make == "qcbm" else circuits.qft(n)
+    state = random_state(n, rng)
+    expected = circuits.run(naive.apply, state.copy(), circ)
+    np.testing.assert_allclose(through_qulacs(state, qs.circuit(circ, n)), expected, atol=1e-10)
+
+
+@needs_qulacs
+@pytest.mark.parametrize("bad", [
+    dict(matrix=np.eye(4), locs=(1,)),
+    dict(matrix=np.eye(2), locs=(5,)),
+    dict(matrix=np.eye(2), locs=(1,), ctrl_locs=(1,)),
+    dict(matrix=np.eye(2), locs=(1,), ctrl_locs=(2,), ctrl_vals=(2,)),
+])
+def test_apply_rejects_bad_input_untouched(bad):
+    state = random_state(3, np.random.default_rng(2))
+    before = state.copy()
+    with pytest.raises(ValueError):
+        qs.apply(state, **bad)
+    np.testing.assert_array_equal(state, before)
+
+
+@needs_qulacs
+def test_apply_refuses_other_dtypes():
+    with pytest.raises(NotImplementedError):
+        qs.apply(np.ones(4), gates.X, (0,))
+
+
+@needs_qulacs
+def test_set_threads_keeps_results():
+    # 14 qubits: above the 2**13 amplitudes where qulacs starts to run in parallel
+    n, rng = 14, np.random.default_rng(3)
+    circ, state = qs.circuit(circuits.qcbm(n, rng), n), random_state(n, rng)
+    original = qs.threads()
+    out = {}
+    try:
+        for k in (1, 2, 1):
+            qs.set_threads(k)
+            assert qs.threads() == k
+            out[k] = through_qulacs(state, circ)
+    finally:
+        qs.set_threads(original)
+    np.testing.assert_allclose(out[1], out[2], atol=1e-12)
+    with pytest.raises(ValueError):
+        qs.set_threads(0)
+
+
+@needs_qulacs
+def test_version():
+    assert qs.REASON == f"qulacs {qs.version()}"
+    assert qs.sync() is None
+
+
+def test_missing_qulacs_makes_it_unavailable(monkeypatch):
+    """A fresh copy of the adapter, imported while qulacs cannot be: it imports, reports
+    why, and every function names the reason."""
+    for name in ("qulacs", "qulacs.gate", "qulacs_core"):
+        monkeypatch.setitem(sys.modules, name, None)
+    spec = importlib.util.spec_from_file_location("adapters._qulacs_sim_copy", qs.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    assert copy.AVAILABLE is False and copy.REASON == "qulacs is not installed"
+    for call in (copy.version, lambda: copy.set_threads(1), lambda: copy.circuit([], 1),
+                 lambda: copy.gate(circuits.gate("X", 0)),
+                 lambda: copy.from_numpy(np.ones(2, complex)),
+                 lambda: copy.apply(np.ones(2, complex), gates.X, (0,))):
+        with pytest.raises(RuntimeError, match="qulacs is not installed"):
+            call()

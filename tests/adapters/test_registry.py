@@ -1,0 +1,91 @@
+import sys
+import textwrap
+
+import pytest
+
+import adapters
+from adapters._guard import guarded_import
+
+SIMULATOR_API = ("gate", "circuit", "from_numpy", "to_numpy", "run", "apply",
+                 "set_threads", "sync", "version")
+
+FAKES = {
+    # adapter module name -> (kind, source)
+    "fake_raises": ("simulator", "raise RuntimeError('bug in the adapter itself')"),
+    "fake_missing": ("ad", """
+        from adapters._guard import guarded_import
+        tool, AVAILABLE, REASON = guarded_import("no_such_tool_for_tests")"""),
+    "fake_broken_tool": ("simulator", """
+        from adapters._guard import guarded_import
+        tool, AVAILABLE, REASON = guarded_import("broken_tool_for_tests")"""),
+    "fake_noflag": ("simulator", "NAME = 'noflag'"),
+    "fake_sim": ("simulator", "AVAILABLE, REASON = True, 'fake 1.0'"),
+}
+
+
+@pytest.fixture
+def fake_registry(tmp_path, monkeypatch):
+    """The real registry plus the FAKES, found in tmp_path as if they were in adapters/;
+    ``broken_tool_for_tests`` is a tool whose import fails like a broken install."""
+    for name, (_, source) in FAKES.items():
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
+    (tmp_path / "broken_tool_for_tests.py").write_text(
+        "raise OSError('libbroken.so: cannot open shared object file')")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(adapters, "__path__", [*adapters.__path__, str(tmp_path)])
+    registry = {name: kind for name, (kind, _) in FAKES.items()} | adapters.ADAPTERS
+    monkeypatch.setattr(adapters, "ADAPTERS", registry)
+    yield registry
+    for name in [*FAKES, "broken_tool_for_tests"]:
+        sys.modules.pop(f"adapters.{name}", None)
+        sys.modules.pop(name, None)
+
+
+def test_broken_adapters_are_reported_and_do_not_stop_the_others(fake_registry):
+    report = adapters.available()
+    assert list(report) == list(fake_registry)
+    ok, reason = report["fake_raises"]
+    assert not ok and "RuntimeError" in reason and "bug in the adapter itself" in reason
+    assert report["fake_missing"] == (False, "no_such_tool_for_tests is not installed")
+    ok, reason = report["fake_broken_tool"]
+    assert not ok and "OSError" in reason and "libbroken.so" in reason
+    assert report["fake_noflag"] == (False, "adapters.fake_noflag does not set AVAILABLE")
+    assert report["fake_sim"] == (True, "fake 1.0")
+    qulacs_sim = adapters.load("qulacs_sim")
+    assert report["qulacs_sim"] == (qulacs_sim.AVAILABLE, qulacs_sim.REASON)
+
+    sims = adapters.simulators()
+    assert "fake_sim" in sims and sims["fake_sim"].REASON == "fake 1.0"
+    assert not {"fake_raises", "fake_missing", "fake_broken_tool", "fake_noflag"} & set(sims)
+    assert ("qulacs_sim" in sims) == report["qulacs_sim"][0]
+
+
+def test_load(fake_registry):
+    assert adapters.load("fake_sim").AVAILABLE
+    with pytest.raises(RuntimeError, match="bug in the adapter itself"):
+        adapters.load("fake_raises")
+    with pytest.raises(ValueError, match="unknown adapter 'nope'"):
+        adapters.load("nope")
+
+
+def test_real_registry():
+    report = adapters.available()
+    assert list(report) == list(adapters.ADAPTERS)
+    for name, (ok, reason) in report.items():
+        assert isinstance(ok, bool) and isinstance(reason, str) and reason
+        module = adapters.load(name)
+        assert callable(module.sync) and isinstance(module.NAME, str)
+        if adapters.ADAPTERS[name] == "simulator":
+            assert all(callable(getattr(module, f)) for f in SIMULATOR_API)
+    assert set(adapters.simulators()) == {
+        name for name, (ok, _) in report.items() if ok and adapters.ADAPTERS[name] == "simulator"}
+
+
+def test_guarded_import():
+    module, ok, reason = guarded_import("numpy")
+    assert ok and module is sys.modules["numpy"] and reason == f"numpy {module.__version__}"
+    assert guarded_import("no_such_tool_for_tests") == (
+        None, False, "no_such_tool_for_tests is not installed")
+    # an installed package missing a submodule is broken, not absent
+    module, ok, reason = guarded_import("numpy", "no_such_submodule")
+    assert module is None and not ok and reason.startswith("numpy failed to import")
