@@ -1,9 +1,11 @@
 """numba: the single-qubit stride loop, specialised on the matrix's structure.
 
 The path is chosen from the 2x2 matrix at call time: a swap for X, an anti-diagonal
-update for Y-like gates, a one-sided multiply for phase-like gates (T, S, Z's -1 half,
-phase), a diagonal multiply for Rz, and the dense update otherwise. Controls are tested
-per amplitude pair with a mask (the seed's ismatch). Gates on more qubits go to
+update for Y-like gates, a one-sided multiply for phase-like gates (T, S, phase), a
+diagonal multiply for Z and Rz, sums and differences for H, and the dense update
+otherwise. Matrix entries with no imaginary part are passed as floats, so numba compiles
+real-by-complex products for them (half the multiplications). Controls are tested per
+amplitude pair with a mask (the seed's ismatch). Gates on more qubits go to
 ``unrolled``.
 """
 
@@ -13,13 +15,14 @@ from ._validate import check_gate
 
 PATHS = tuple(_codegen.PAIR_UPDATES)
 
-_generated = _codegen.build(
-    "stride", [_codegen.stride_source(p, c) for p in PATHS for c in (False, True)])
+_VARIANTS = [(p, c, u) for p in PATHS for c in (False, True) for u in _codegen.UNROLLS]
+_generated = _codegen.build("stride", [_codegen.stride_source(*v) for v in _VARIANTS])
 
-# (path, controlled, parallel) -> compiled loop; a dict lookup keeps the call cheap
+# (path, controlled, unroll, parallel) -> loop (compiled on first use); a dict lookup
+# keeps the per-call cost low
 _LOOPS = {
-    (p, c, par): getattr(_generated, f"stride_{p}{'_ctrl' if c else ''}_{kind}")
-    for p in PATHS for c in (False, True) for par, kind in ((False, "serial"), (True, "parallel"))
+    v + (par,): getattr(_generated, f"{_codegen.stride_name(*v)}_{kind}")
+    for v in _VARIANTS for par, kind in ((False, "serial"), (True, "parallel"))
 }
 
 
@@ -29,7 +32,13 @@ def structure(u00, u01, u10, u11):
         return "phase" if u00 == 1 else "diag"
     if u00 == 0 and u11 == 0:
         return "swap" if u01 == 1 and u10 == 1 else "antidiag"
+    if u00 == u01 == u10 == -u11:
+        return "hadamard"
     return "dense"
+
+
+def _real_if_real(z):
+    return z.real if z.imag == 0 else z
 
 
 def run(state, g, parallel=False):
@@ -37,10 +46,12 @@ def run(state, g, parallel=False):
     if len(locs) != 1:
         return unrolled.run(state, g, parallel)
     (u00, u01), (u10, u11) = matrix.tolist()
-    fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), parallel]
+    s = 1 << locs[0]
+    fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), min(s, 8), parallel]
     cmask, cval = control_masks(ctrl_locs, ctrl_vals)
-    # tolist() gives Python complex (complex128); numba casts on store for complex64
-    fn(state, u00, u01, u10, u11, locs[0], cmask, cval)
+    # Python complex or float entries; numba casts on store for complex64 states
+    fn(state, _real_if_real(u00), _real_if_real(u01), _real_if_real(u10), _real_if_real(u11),
+       s, cmask, cval)
     return state
 
 

@@ -28,7 +28,7 @@ needs_gpu = pytest.mark.skipif(not GPU_OK, reason=f"needs cupy and a CUDA GPU: {
 
 #: Named single-qubit gates that between them take every path of stride.structure.
 SINGLE = {"X": gates.X, "Y": gates.Y, "Z": gates.Z, "T": gates.T, "H": gates.H,
-          "Rz": gates.Rz(0.7)}
+          "Rz": gates.Rz(0.7), "Rx": gates.Rx(0.3)}
 #: Control values per case; None is two controls left at the default (all 1).
 CTRL_PATTERNS = [(), (0,), (1,), (0, 1), (1, 0), None]
 SIZES = [(k, n) for k in range(1, cuda.MAX_K + 1) for n in range(k, 11)]

@@ -14,7 +14,7 @@
 // smaller than the work (it caps the grid for very large states).
 //
 // Kernel names (extern "C", so that cuda.py can look them up unmangled):
-//   single_qubit_{dense,diag,phase,antidiag,swap}_{c128,c64}
+//   single_qubit_{dense,hadamard,diag,phase,antidiag,swap}_{c128,c64}
 //   subspace_{4x4,8x8,16x16,32x32}_{c128,c64}
 
 // --- complex arithmetic on double2 / float2 ------------------------------------------
@@ -66,6 +66,22 @@ struct dense {
         T y = *b;
         *a = cmac(cmul(u00, x), u01, y);
         *b = cmac(cmul(u10, x), u11, y);
+    }
+};
+
+struct hadamard {  // u00 * [[1, 1], [1, -1]]: H
+    template <class T>
+    static __device__ __forceinline__ void update(T* a, T* b, T u00, T u01, T u10, T u11)
+    {
+        T x = *a;
+        T y = *b;
+        T sum, diff;
+        sum.x = x.x + y.x;
+        sum.y = x.y + y.y;
+        diff.x = x.x - y.x;
+        diff.y = x.y - y.y;
+        *a = cmul(u00, sum);
+        *b = cmul(u00, diff);
     }
 };
 
@@ -131,6 +147,7 @@ __device__ __forceinline__ void single_qubit(T* st, T u00, T u01, T u10, T u11, 
 
 #define SINGLE_QUBIT_PATHS(SFX, T)                                                        \
     SINGLE_QUBIT(dense, SFX, T)                                                           \
+    SINGLE_QUBIT(hadamard, SFX, T)                                                        \
     SINGLE_QUBIT(diag, SFX, T)                                                            \
     SINGLE_QUBIT(phase, SFX, T)                                                           \
     SINGLE_QUBIT(antidiag, SFX, T)                                                        \
