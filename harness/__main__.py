@@ -6,6 +6,8 @@
              exit non-zero if any benchmark failed
   bench      the asv sweep (profile default or full), results saved to results/
   threshold  measure where the parallel stride loop starts to beat the serial one
+  table      the latest results' headline numbers as Markdown (ratios vs qulacs,
+             bandwidth, thread scaling)
 """
 
 import argparse
@@ -39,7 +41,9 @@ def cmd_quick(opts):
 def cmd_bench(opts):
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout.strip()
-    args = ["--set-commit-hash", commit, "--show-stderr"]
+    # asv's headline number is the median; samples are kept so that tables and reports
+    # can use the minimum, the statistic of the seeds and the peers
+    args = ["--set-commit-hash", commit, "--show-stderr", "--record-samples"]
     if opts.bench:
         args += ["--bench", opts.bench]
     code = _asv(args, opts.profile)
@@ -60,6 +64,11 @@ def cmd_threshold(opts):
     return report(opts.qubits)
 
 
+def cmd_table(opts):
+    from harness.tables import report
+    return report(opts.machine)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m harness", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,6 +87,9 @@ def main(argv=None):
     p = sub.add_parser("threshold", help="measure the threaded kernel's serial/parallel crossover")
     p.add_argument("--qubits", type=int, nargs="+", default=list(range(8, 21)))
     p.set_defaults(func=cmd_threshold)
+    p = sub.add_parser("table", help="headline numbers of the latest results, as Markdown")
+    p.add_argument("--machine", help="asv machine name (default: this host's)")
+    p.set_defaults(func=cmd_table)
     opts = parser.parse_args(argv)
     return opts.func(opts)
 

@@ -9,7 +9,8 @@ asynchronous devices (``sync``) and hands the amplitudes back (``result``).
 
 import numpy as np
 
-from kernels.statevector import KERNELS, circuits
+from kernels.statevector import KERNELS
+from kernels.statevector.prepared import prepare
 
 
 class Unavailable(NotImplementedError):
@@ -28,12 +29,17 @@ class KernelBackend:
         return vec.copy()
 
     def program(self, instructions, n):
-        kernel = self.kernel
-        if len(instructions) == 1:
-            m, locs, ctrl, vals = (instructions[0].matrix, instructions[0].locs,
-                                   instructions[0].ctrl_locs, instructions[0].ctrl_vals or None)
-            return lambda state: kernel(state, m, locs, ctrl, vals)
-        return lambda state: circuits.run(kernel, state, instructions)
+        # Each gate checked and planned once, as a qulacs gate object is built once: the
+        # timed region applies gates, the same work on every backend.
+        gates = [prepare(self.name, n, i.matrix, i.locs, i.ctrl_locs, i.ctrl_vals or None)
+                 for i in instructions]
+        if len(gates) == 1:
+            return gates[0]
+
+        def circuit(state):
+            for gate in gates:
+                gate(state)
+        return circuit
 
     def run(self, state, program):
         program(state)

@@ -6,16 +6,19 @@ import os
 PROFILES = {
     "quick": {
         "gate_qubits": [4, 10],
+        "call_qubits": [4],
         "circuit_qubits": [4, 8],
         "thread_qubits": [12],
     },
     "default": {
         "gate_qubits": [4, 8, 12, 16, 20, 22],
+        "call_qubits": [4, 12],
         "circuit_qubits": [4, 8, 12, 16],
         "thread_qubits": [16, 20, 22],
     },
     "full": {
         "gate_qubits": list(range(4, 26)),
+        "call_qubits": [4, 8, 12, 16],
         "circuit_qubits": list(range(4, 21, 2)),
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
     },

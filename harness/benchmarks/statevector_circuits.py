@@ -21,6 +21,9 @@ class Circuit:
     params = (list(CIRCUITS), PROFILE["circuit_qubits"], BACKENDS)
     param_names = ["circuit", "n", "backend"]
     timeout = 600
+    # at most 5 samples or ~4 s per combination: the slow reference backends take
+    # seconds per circuit, and the minimum settles in a few samples
+    repeat = (1, 5, 4.0)
 
     def setup(self, circuit, n, backend):
         if backend == "naive" and n > NAIVE_CIRCUIT_QUBITS:

@@ -5,7 +5,7 @@ from ._setup import BACKENDS, PROFILE, SEED, prepare  # first: pins threads
 
 import numpy as np
 
-from kernels.statevector import circuits
+from kernels.statevector import CPU_KERNELS, KERNELS, circuits
 from kernels.statevector.gates import random_unitary
 
 # Target qubits as in the seed's benchmark (its 1-based qubit 3 is our qubit 2; CNOT is
@@ -28,6 +28,7 @@ class Gate:
     params = (list(GATES), PROFILE["gate_qubits"], BACKENDS)
     param_names = ["gate", "n", "backend"]
     timeout = 300
+    repeat = (1, 10, 4.0)  # at most 10 samples or ~4 s per combination
 
     def setup(self, gate, n, backend):
         self.backend, self.program, self.state = prepare(
@@ -38,3 +39,23 @@ class Gate:
         self.backend.sync()
 
 
+
+
+class GateCall:
+    """The plain kernel signature, ``kernel(state, matrix, locs, ctrl_locs, ctrl_vals)``,
+    which checks and plans on every call: what calling a kernel costs on top of applying
+    a prepared gate (``Gate``), most visible on small states."""
+
+    params = (["X", "H", "CNOT"], PROFILE["call_qubits"], list(CPU_KERNELS))
+    param_names = ["gate", "n", "kernel"]
+    timeout = 300
+    repeat = (1, 10, 2.0)
+
+    def setup(self, gate, n, kernel):
+        inst = GATES[gate]
+        self.args = (inst.matrix, inst.locs, inst.ctrl_locs, inst.ctrl_vals or None)
+        self.kernel = KERNELS[kernel]
+        _, _, self.state = prepare(kernel, n, [inst], what=f"{gate} n={n}")
+
+    def time_call(self, gate, n, kernel):
+        self.kernel(self.state, *self.args)

@@ -14,6 +14,7 @@ class GateThreads:
               list(range(1, max_threads() + 1)))
     param_names = ["gate", "n", "backend", "threads"]
     timeout = 300
+    repeat = (1, 10, 4.0)
 
     def setup(self, gate, n, backend, threads):
         if backend == "stride" and threads > 1:

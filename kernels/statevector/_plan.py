@@ -40,6 +40,11 @@ def subspace_plan(n, locs, ctrl_locs, ctrl_vals):
     return plan + (ctrl_offset(ctrl_locs, ctrl_vals), 1 << (n - len(locs) - len(ctrl_locs)))
 
 
+def subspace_args(g, dtype):
+    """The arguments after the state of a generated subspace loop, for checked gate ``g``."""
+    return (as_matrix(g.matrix, dtype),) + subspace_plan(g.n, g.locs, g.ctrl_locs, g.ctrl_vals)
+
+
 @lru_cache(maxsize=4096)
 def control_masks(ctrl_locs, ctrl_vals):
     """(mask, value) for the stride loop's per-pair control test."""

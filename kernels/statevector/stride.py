@@ -41,17 +41,22 @@ def _real_if_real(z):
     return z.real if z.imag == 0 else z
 
 
-def run(state, g, parallel=False):
+def plan(g, dtype, parallel=False):
+    """(compiled loop, its arguments after the state) for the checked gate ``g``."""
     _, matrix, locs, ctrl_locs, ctrl_vals = g
     if len(locs) != 1:
-        return unrolled.run(state, g, parallel)
+        return unrolled.plan(g, dtype, parallel)
     (u00, u01), (u10, u11) = matrix.tolist()
     s = 1 << locs[0]
     fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), min(s, 8), parallel]
-    cmask, cval = control_masks(ctrl_locs, ctrl_vals)
     # Python complex or float entries; numba casts on store for complex64 states
-    fn(state, _real_if_real(u00), _real_if_real(u01), _real_if_real(u10), _real_if_real(u11),
-       s, cmask, cval)
+    return fn, (_real_if_real(u00), _real_if_real(u01), _real_if_real(u10),
+                _real_if_real(u11), s) + control_masks(ctrl_locs, ctrl_vals)
+
+
+def run(state, g, parallel=False):
+    fn, args = plan(g, state.dtype, parallel)
+    fn(state, *args)
     return state
 
 

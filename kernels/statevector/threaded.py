@@ -17,10 +17,23 @@ from ._validate import check_gate
 PARALLEL_THRESHOLD = 1 << 14
 
 
-def run(state, g, parallel=None):
-    if parallel is None:
-        parallel = state.shape[0] >= PARALLEL_THRESHOLD and numba.get_num_threads() > 1
-    return stride.run(state, g, parallel)
+def plan(g, dtype):
+    """(loop, arguments) like the serial kernels' ``plan``; the loop picks the serial or
+    parallel version per call, so a later change of numba's thread count is followed."""
+    serial, args = stride.plan(g, dtype, parallel=False)
+    if (1 << g.n) < PARALLEL_THRESHOLD:
+        return serial, args
+    parallel, _ = stride.plan(g, dtype, parallel=True)
+
+    def either(state, *args):
+        return (parallel if numba.get_num_threads() > 1 else serial)(state, *args)
+    return either, args
+
+
+def run(state, g):
+    fn, args = plan(g, state.dtype)
+    fn(state, *args)
+    return state
 
 
 def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):

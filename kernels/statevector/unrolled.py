@@ -2,7 +2,7 @@
 from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
 
 from . import _codegen, loop
-from ._plan import as_matrix, require_numba_dtype, subspace_plan
+from ._plan import require_numba_dtype, subspace_args
 from ._validate import check_gate
 
 #: Gate sizes (in qubits) that get an unrolled product.
@@ -12,13 +12,19 @@ _generated = _codegen.build(
     "unrolled", [_codegen.unrolled_subspace_source(k) for k in UNROLLED_QUBITS])
 
 
-def run(state, g, parallel=False):
+def plan(g, dtype, parallel=False):
+    """(compiled loop, its arguments after the state) for the checked gate ``g``."""
     k = len(g.locs)
     if k not in UNROLLED_QUBITS:
-        return loop.run(state, g, parallel)
+        return loop.plan(g, dtype, parallel)
     d = 1 << k
     fn = getattr(_generated, f"subspace_{d}x{d}_{'parallel' if parallel else 'serial'}")
-    fn(state, as_matrix(g.matrix, state.dtype), *subspace_plan(g.n, g.locs, g.ctrl_locs, g.ctrl_vals))
+    return fn, subspace_args(g, dtype)
+
+
+def run(state, g, parallel=False):
+    fn, args = plan(g, state.dtype, parallel)
+    fn(state, *args)
     return state
 
 

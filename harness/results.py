@@ -1,0 +1,47 @@
+"""Reading asv results back through asv's own results API (never by re-parsing JSON),
+keyed by parameter values, with the minimum over samples as the statistic."""
+
+import ast
+import itertools
+import os
+from pathlib import Path
+
+from asv import results as asv_results
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS_DIR = ROOT / "results"
+
+
+def machines(results_dir=RESULTS_DIR):
+    return sorted(p.name for p in Path(results_dir).iterdir()
+                  if p.is_dir() and (p / "machine.json").exists())
+
+
+def latest(results_dir=RESULTS_DIR, machine=None):
+    """The newest asv Results of ``machine`` (default: the only or this host's machine)."""
+    names = machines(results_dir)
+    if not names:
+        raise FileNotFoundError(f"no asv results under {results_dir}; run `make bench` first")
+    if machine is None:
+        host = os.uname().nodename
+        machine = host if host in names else names[0]
+    found = list(asv_results.iter_results_for_machine(str(results_dir), machine))
+    if not found:
+        raise FileNotFoundError(f"no asv results for machine {machine!r} in {results_dir}")
+    return machine, max(found, key=lambda r: r.date or 0)
+
+
+def table(res, key):
+    """{param tuple: statistic} for one benchmark; the minimum of the recorded samples
+    where asv kept them (``--record-samples``), else asv's own value. Failed or skipped
+    combinations are left out."""
+    params = res.get_result_params(key)
+    values = res.get_result_value(key, params)
+    samples = res.get_result_samples(key, params)
+    out = {}
+    for combo, value, sample in zip(itertools.product(*params), values, samples):
+        if value is None or value != value:  # None or NaN: failed or skipped
+            continue
+        stat = min(sample) if sample else value
+        out[tuple(ast.literal_eval(p) for p in combo)] = stat
+    return out

@@ -1,0 +1,67 @@
+"""``python -m harness table``: the headline numbers of the latest results as Markdown:
+best own kernel / qulacs per gate and n, effective bandwidth against the copy bandwidth,
+and thread scaling."""
+
+from harness import results
+
+OWN = ("subspace", "loop", "unrolled", "stride", "threaded")
+AMPLITUDE_BYTES = 16  # complex128
+
+
+def _fmt_time(t):
+    return f"{t * 1e6:.3g} us" if t < 1e-3 else f"{t * 1e3:.3g} ms"
+
+
+def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
+    data = results.table(res, "statevector_gates.Gate.time_gate")
+    ns = sorted({n for (_, n, _) in data})
+    lines = ["| gate | n | qulacs | best own kernel | own / qulacs |", "|---|---|---|---|---|"]
+    for gate in gates:
+        for n in ns:
+            peer = data.get((gate, n, "qulacs"))
+            own = {b: data[(gate, n, b)] for b in OWN if (gate, n, b) in data}
+            if peer is None or not own:
+                continue
+            best = min(own, key=own.get)
+            lines.append(f"| {gate} | {n} | {_fmt_time(peer)} | {best} {_fmt_time(own[best])} "
+                         f"| {own[best] / peer:.2f} |")
+    return "\n".join(lines)
+
+
+def bandwidth(res, min_qubits=20):
+    copy = results.table(res, "machine.MemoryBandwidth.track_copy_bandwidth").get(())
+    data = results.table(res, "statevector_gates.Gate.time_gate")
+    if copy is None:
+        return "(no copy-bandwidth result)"
+    lines = [f"Copy bandwidth (one thread, read + write): {copy:.1f} GB/s", "",
+             "| gate | n | backend | GB/s | % of copy |", "|---|---|---|---|---|"]
+    for (gate, n, backend), t in sorted(data.items()):
+        if n >= min_qubits and gate in ("X", "H", "T", "CNOT") and backend in OWN + ("qulacs",):
+            gbs = 2 * AMPLITUDE_BYTES * (1 << n) / t / 1e9
+            lines.append(f"| {gate} | {n} | {backend} | {gbs:.1f} | {100 * gbs / copy:.0f}% |")
+    return "\n".join(lines)
+
+
+def thread_scaling(res):
+    data = results.table(res, "statevector_threads.GateThreads.time_gate")
+    lines = ["| gate | n | backend | threads | time | speed-up vs 1 thread |",
+             "|---|---|---|---|---|---|"]
+    for (gate, n, backend, t), v in sorted(data.items()):
+        one = data.get((gate, n, backend, 1))
+        if one is not None:
+            lines.append(f"| {gate} | {n} | {backend} | {t} | {_fmt_time(v)} | {one / v:.2f} |")
+    return "\n".join(lines)
+
+
+def report(machine=None):
+    name, res = results.latest(machine=machine)
+    print(f"machine {name}, commit {res.commit_hash[:8]}\n")
+    for title, fn in (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
+                      ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling)):
+        print(f"## {title}\n")
+        try:
+            print(fn(res))
+        except KeyError as exc:
+            print(f"(no results for {exc})")
+        print()
+    return 0

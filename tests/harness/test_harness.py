@@ -1,0 +1,94 @@
+"""Validation before timing, backends, profiles and thread settings."""
+
+import numpy as np
+import pytest
+
+from harness import backends, profiles, threads, validate
+from kernels.statevector import circuits, gates
+from kernels.statevector.states import random_state
+
+
+def test_backend_names_cover_kernels_and_qulacs():
+    names = backends.names()
+    assert names[:7] == ["naive", "subspace", "loop", "unrolled", "stride", "threaded", "cuda"]
+    assert "qulacs" in names
+    with pytest.raises(ValueError, match="unknown backend 'nope'"):
+        backends.get("nope")
+
+
+def test_unavailable_backend_is_a_skip_with_its_reason():
+    ok, why = backends.get("cuda").cuda.available()
+    if ok:
+        pytest.skip("a GPU is present here")
+    with pytest.raises(NotImplementedError, match="cuda: .+"):
+        backends.get("cuda").check()
+
+
+class _Broken(backends.KernelBackend):
+    """A kernel that is wrong by a phase on one amplitude."""
+
+    def program(self, instructions, n):
+        inner = super().program(instructions, n)
+
+        def run(state):
+            inner(state)
+            state[-1] *= 1j
+        return run
+
+
+def test_wrong_result_fails_validation_before_timing():
+    vec = random_state(5, np.random.default_rng(0))
+    inst = [circuits.gate("H", 2)]
+    with pytest.raises(validate.ValidationError, match="stride H: max amplitude error"):
+        validate.validated_program(_Broken("stride"), vec, inst, what="H")
+    assert validate.validated_program(backends.get("stride"), vec, inst) is not None
+
+
+def test_validation_catches_nan_and_shape():
+    expected = np.ones(4, dtype=complex)
+    with pytest.raises(validate.ValidationError, match="error nan"):
+        validate.check("x", np.array([1, 1, 1, np.nan]), expected)
+    with pytest.raises(validate.ValidationError, match="shape"):
+        validate.check("x", np.ones(8), expected)
+
+
+@pytest.mark.parametrize("n", [3, 11])
+def test_reference_is_dense_or_subspace_and_agrees(n):
+    vec = random_state(n, np.random.default_rng(n))
+    circ = circuits.qft(n)
+    ref = validate.reference(vec, circ)
+    np.testing.assert_allclose(ref, np.fft.ifft(vec) * np.sqrt(1 << n), atol=1e-10)
+
+
+def test_profiles(monkeypatch):
+    monkeypatch.setenv(profiles.ENV_VAR, "full")
+    assert profiles.current()["gate_qubits"] == list(range(4, 26))
+    monkeypatch.setenv(profiles.ENV_VAR, "huge")
+    with pytest.raises(ValueError, match="not a profile"):
+        profiles.current()
+
+
+def test_set_threads_checks_range():
+    with pytest.raises(ValueError, match="threads must be between 1 and"):
+        threads.set_threads(0)
+    assert threads.set_threads(1) == 1
+
+
+def test_gate_suite_setup_validates_and_skips():
+    from harness.benchmarks import statevector_gates as suite
+
+    bench = suite.Gate()
+    bench.setup("CNOT", 6, "stride")
+    bench.time_gate("CNOT", 6, "stride")
+    with pytest.raises(NotImplementedError, match="above its limit"):
+        bench.setup("X", 13, "naive")
+
+
+def test_circuit_suite_skips_naive_on_big_circuits():
+    from harness.benchmarks import statevector_circuits as suite
+
+    with pytest.raises(NotImplementedError, match="naive is not timed"):
+        suite.Circuit().setup("QFT", 12, "naive")
+    bench = suite.Circuit()
+    bench.setup("QCBM", 5, "qulacs")
+    bench.time_circuit("QCBM", 5, "qulacs")
