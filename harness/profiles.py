@@ -5,18 +5,21 @@ import os
 
 PROFILES = {
     "quick": {
+        "rounds": 1,
         "gate_qubits": [4, 10],
         "call_qubits": [4],
         "circuit_qubits": [4, 8],
         "thread_qubits": [12],
     },
     "default": {
+        "rounds": 1,
         "gate_qubits": [4, 8, 12, 16, 20, 22],
         "call_qubits": [4, 12],
         "circuit_qubits": [4, 8, 12, 16],
         "thread_qubits": [16, 20, 22],
     },
     "full": {
+        "rounds": 2,
         "gate_qubits": list(range(4, 26)),
         "call_qubits": [4, 8, 12, 16],
         "circuit_qubits": list(range(4, 21, 2)),

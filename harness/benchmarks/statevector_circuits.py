@@ -1,7 +1,7 @@
 """Whole circuits (QCBM: 9 layers with a ring of CNOTs; QFT) on every backend, one
 thread: time per circuit and the peak memory of a run."""
 
-from ._setup import BACKENDS, PROFILE, SEED, prepare  # first: pins threads
+from ._setup import BACKENDS, PROFILE, ROUNDS, SEED, prepare  # first: pins threads
 
 import numpy as np
 
@@ -21,6 +21,7 @@ class Circuit:
     params = (list(CIRCUITS), PROFILE["circuit_qubits"], BACKENDS)
     param_names = ["circuit", "n", "backend"]
     timeout = 600
+    rounds = ROUNDS
     # at most 5 samples or ~4 s per combination: the slow reference backends take
     # seconds per circuit, and the minimum settles in a few samples
     repeat = (1, 5, 4.0)

@@ -1,7 +1,7 @@
 """Single gates on n qubits: every kernel and peer on the same gate and target qubits,
 one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more)."""
 
-from ._setup import BACKENDS, PROFILE, SEED, prepare  # first: pins threads
+from ._setup import BACKENDS, PROFILE, ROUNDS, SEED, prepare  # first: pins threads
 
 import numpy as np
 
@@ -28,6 +28,7 @@ class Gate:
     params = (list(GATES), PROFILE["gate_qubits"], BACKENDS)
     param_names = ["gate", "n", "backend"]
     timeout = 300
+    rounds = ROUNDS
     repeat = (1, 10, 4.0)  # at most 10 samples or ~4 s per combination
 
     def setup(self, gate, n, backend):
@@ -49,6 +50,7 @@ class GateCall:
     params = (["X", "H", "CNOT"], PROFILE["call_qubits"], list(CPU_KERNELS))
     param_names = ["gate", "n", "kernel"]
     timeout = 300
+    rounds = ROUNDS
     repeat = (1, 10, 2.0)
 
     def setup(self, gate, n, kernel):

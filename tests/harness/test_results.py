@@ -23,10 +23,13 @@ def _write(tmp_path, machine="box"):
     res.add_result(bench, BenchmarkResult(result=values, samples=samples,
                                           number=[1] * 6, errcode=0, stderr="", profile=None),
                    started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc), duration=1.0, record_samples=True)
-    copy = {"name": "machine.MemoryBandwidth.track_copy_bandwidth", "version": "1", "params": []}
-    res.add_result(copy, BenchmarkResult(result=[50.0], samples=[None], number=[None],
-                                         errcode=0, stderr="", profile=None),
-                   started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc), duration=1.0)
+    for name, value in (("copy", 50.0), ("inplace", 100.0)):
+        track = {"name": f"machine.MemoryBandwidth.track_{name}_bandwidth", "version": "1",
+                 "params": []}
+        res.add_result(track, BenchmarkResult(result=[value], samples=[None], number=[None],
+                                              errcode=0, stderr="", profile=None),
+                       started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
+                       duration=1.0)
     res.save(str(tmp_path))
     return machine
 
@@ -43,7 +46,8 @@ def test_table_uses_sample_minimum_and_drops_skips(tmp_path):
     assert "| X | 20 | 400 us | stride 290 us | 0.72 |" in ratios
     bw = tables.bandwidth(res, min_qubits=20)
     # 2 * 16 B * 2**20 / 290 us = 115.7 GB/s = 231% of 50 GB/s (a cache-resident state)
-    assert "| X | 20 | stride | 115.7 | 231% |" in bw
+    assert "| X | 20 | stride | 115.7 | 231% | 116% |" in bw
+    assert "| X | 20 | qulacs | 83.9 | 168% | 84% |" in bw
 
 
 def test_no_results_is_a_clear_error(tmp_path):
