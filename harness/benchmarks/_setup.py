@@ -20,25 +20,9 @@ SEED = 20191231
 BACKENDS = backends.names()
 
 
-# asv runs every parameter set of a benchmark in one process, backends innermost: the
-# input state and the reference result of the last (case, n) are kept, so that the
-# reference (seconds at 22 qubits) is computed once per case, not once per backend.
-_last = {}
-
-
-def _input_and_reference(n, instructions, case):
-    key = (n, case)
-    if _last.get("key") != key:
-        _last.clear()
-        vec = random_state(n, np.random.default_rng(SEED + n))
-        _last.update(key=key, vec=vec, expected=validate.reference(vec, instructions))
-    return _last["vec"], _last["expected"]
-
-
 def prepare(backend_name, n, instructions, n_threads=1, what=""):
     """(backend, program, state) for one parameter set, validated against the reference.
-    ``what`` names the case (gate or circuit and its parameters) and keys the cache of
-    the reference result, so it must differ between different instruction lists.
+    ``what`` names the case in error messages.
 
     Raises NotImplementedError (asv skips the combination) when the backend is not
     available here or does not handle the case; raises ValidationError on a wrong result.
@@ -46,6 +30,6 @@ def prepare(backend_name, n, instructions, n_threads=1, what=""):
     threads.set_threads(n_threads)
     backend = backends.get(backend_name)
     backend.check()
-    vec, expected = _input_and_reference(n, instructions, what)
-    program = validate.validated_program(backend, vec, instructions, expected, what=what)
+    vec = random_state(n, np.random.default_rng(SEED + n))
+    program = validate.validated_program(backend, vec, instructions, what=what)
     return backend, program, backend.load(vec)
