@@ -15,7 +15,6 @@ setup: $(STAMP)
 # Reinstall whenever the declared or the pinned dependencies change.
 $(STAMP): pyproject.toml requirements/pinned.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -c requirements/pinned.txt -e '.[$(EXTRAS)]'
 	touch $@
 

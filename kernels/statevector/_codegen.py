@@ -138,7 +138,8 @@ def _subspace(name, prologue, chunk_prologue, body):
 # The inner loop over a block is unrolled UNROLL = min(s, 8) times (generated once per
 # factor), so strides 1, 2 and 4 have no inner loop at all. The pair update depends on
 # the matrix's structure; a controlled variant tests each pair against the control mask
-# (the seed's ismatch).
+# (the seed's ismatch), split in two: controls above the target once per block, those
+# below it per pair.
 #
 # The stride s arrives as a run-time argument on purpose. When LLVM can see that it is a
 # small constant (as it can inside `if s == 4:`), it vectorises the block loop with
@@ -166,17 +167,19 @@ PAIR_UPDATES = {
 UNROLLS = (1, 2, 4, 8)
 
 STRIDE = """\
-def {NAME}(st, u00, u01, u10, u11, s, cmask, cval):
+def {NAME}(st, u00, u01, u10, u11, s, clo, vlo, chi, vhi):
     nblk = st.shape[0] // (2 * s)
     if nblk >= MIN_BLOCKS:
         for blk in prange(nblk):
             j = 2 * s * blk
+{block_test_outer}
             for ju in range(j, j + s, {U}):
 {outer}
     else:
         # few large blocks (a high target qubit): share out the inside of each block
         for blk in range(nblk):
             j = 2 * s * blk
+{block_test_inner}
             for c in prange(s // {U}):
                 ju = j + {U} * c
 {inner}
@@ -190,12 +193,17 @@ def _pairs(update, count, controlled, level):
     lines = []
     for t in range(count):
         lines.append(f"i = ju + {t}" if t else "i = ju")
-        if controlled:
-            lines.append("if (i & cmask) == cval:")
+        if controlled:  # controls below the target differ from pair to pair
+            lines.append("if (i & clo) == vlo:")
             lines.extend("    " + u for u in update)
         else:
             lines.extend(update)
     return indent(lines, level)
+
+
+# Controls above the target are the same for a whole block of 2s amplitudes, so they
+# are tested once per block and a non-matching block is skipped without touching it.
+_BLOCK_TEST = ["if (j & chi) != vhi:", "    continue"]
 
 
 def stride_name(path, controlled, unroll):
@@ -205,7 +213,9 @@ def stride_name(path, controlled, unroll):
 def stride_source(path, controlled, unroll):
     update = PAIR_UPDATES[path]
     body = _pairs(update, unroll, controlled, 4)
-    src = STRIDE.format(U=unroll, outer=body, inner=body, NAME="{NAME}")
+    test = _BLOCK_TEST if controlled else ["pass"]
+    src = STRIDE.format(U=unroll, outer=body, inner=body, NAME="{NAME}",
+                        block_test_outer=indent(test, 3), block_test_inner=indent(test, 3))
     return serial_and_parallel(stride_name(path, controlled, unroll), src)
 
 

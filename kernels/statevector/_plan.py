@@ -47,8 +47,17 @@ def subspace_args(g, dtype):
 
 @lru_cache(maxsize=4096)
 def control_masks(ctrl_locs, ctrl_vals):
-    """(mask, value) for the stride loop's per-pair control test."""
+    """(mask, value) for a control test ``(i & mask) == value`` (the seed's ismatch)."""
     mask = 0
     for q in ctrl_locs:
         mask |= 1 << q
     return mask, ctrl_offset(ctrl_locs, ctrl_vals)
+
+
+@lru_cache(maxsize=4096)
+def split_control_masks(loc, ctrl_locs, ctrl_vals):
+    """(low mask, low value, high mask, high value): the control test split into the
+    controls below target ``loc`` and those above it."""
+    mask, value = control_masks(ctrl_locs, ctrl_vals)
+    low = (1 << loc) - 1
+    return mask & low, value & low, mask & ~low, value & ~low

@@ -5,12 +5,13 @@ update for Y-like gates, a one-sided multiply for phase-like gates (T, S, phase)
 diagonal multiply for Z and Rz, sums and differences for H, and the dense update
 otherwise. Matrix entries with no imaginary part are passed as floats, so numba compiles
 real-by-complex products for them (half the multiplications). Controls are tested per
-amplitude pair with a mask (the seed's ismatch). Gates on more qubits go to
+amplitude pair with a mask (the seed's ismatch), or once per block for controls above
+the target. Gates on more qubits go to
 ``unrolled``.
 """
 
 from . import _codegen, unrolled
-from ._plan import control_masks, require_numba_dtype
+from ._plan import require_numba_dtype, split_control_masks
 from ._validate import check_gate
 
 PATHS = tuple(_codegen.PAIR_UPDATES)
@@ -51,7 +52,7 @@ def plan(g, dtype, parallel=False):
     fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), min(s, 8), parallel]
     # Python complex or float entries; numba casts on store for complex64 states
     return fn, (_real_if_real(u00), _real_if_real(u01), _real_if_real(u10),
-                _real_if_real(u11), s) + control_masks(ctrl_locs, ctrl_vals)
+                _real_if_real(u11), s) + split_control_masks(locs[0], ctrl_locs, ctrl_vals)
 
 
 def run(state, g, parallel=False):
