@@ -44,8 +44,9 @@ def report(qubits, locs=(0, 5)):
             if loc >= n:
                 continue
             g = check_gate(state, gates.H, (loc,))
-            ts = best_time(lambda: stride.run(state, g, parallel=False))
-            tp = best_time(lambda: stride.run(state, g, parallel=True))
+            (serial, args), (parallel, _) = (stride.plan(g, state.dtype, p) for p in (False, True))
+            ts = best_time(lambda: serial(state, *args))
+            tp = best_time(lambda: parallel(state, *args))
             ratio.append((ts, tp))
         ts = min(r[0] for r in ratio)
         tp = min(r[1] for r in ratio)

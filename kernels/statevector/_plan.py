@@ -9,6 +9,7 @@ from functools import lru_cache
 import numpy as np
 
 from .bits import bcomspace, ctrl_offset, group_shift
+from ._validate import check_gate
 
 #: dtype.char of complex128 and complex64, the types the numba kernels are compiled for.
 NUMBA_DTYPES = "DF"
@@ -61,3 +62,16 @@ def split_control_masks(loc, ctrl_locs, ctrl_vals):
     mask, value = control_masks(ctrl_locs, ctrl_vals)
     low = (1 << loc) - 1
     return mask & low, value & low, mask & ~low, value & ~low
+
+
+def numba_kernel(name, plan):
+    """The kernel signature for a numba kernel whose ``plan(g, dtype)`` returns its
+    compiled loop and the arguments after the state: check, plan, run."""
+    def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+        g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+        require_numba_dtype(name, state)
+        fn, args = plan(g, state.dtype)
+        fn(state, *args)
+        return state
+    apply.__qualname__ = apply.__name__ = f"{name}_apply"
+    return apply

@@ -11,8 +11,7 @@ the target. Gates on more qubits go to
 """
 
 from . import _codegen, unrolled
-from ._plan import require_numba_dtype, split_control_masks
-from ._validate import check_gate
+from ._plan import numba_kernel, split_control_masks
 
 PATHS = tuple(_codegen.PAIR_UPDATES)
 
@@ -55,13 +54,4 @@ def plan(g, dtype, parallel=False):
                 _real_if_real(u11), s) + split_control_masks(locs[0], ctrl_locs, ctrl_vals)
 
 
-def run(state, g, parallel=False):
-    fn, args = plan(g, state.dtype, parallel)
-    fn(state, *args)
-    return state
-
-
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
-    require_numba_dtype("stride", state)
-    return run(state, g)
+apply = numba_kernel("stride", plan)

@@ -8,8 +8,7 @@ versions run: waking a thread team costs more than such a gate.
 import numba
 
 from . import stride
-from ._plan import require_numba_dtype
-from ._validate import check_gate
+from ._plan import numba_kernel
 
 #: Smallest state (in amplitudes) that is worth splitting across threads. The seed used
 #: 4096. `python -m harness threshold` on the project machine (2 cores, AMD EPYC) timed
@@ -31,13 +30,4 @@ def plan(g, dtype):
     return either, args
 
 
-def run(state, g):
-    fn, args = plan(g, state.dtype)
-    fn(state, *args)
-    return state
-
-
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
-    require_numba_dtype("threaded", state)
-    return run(state, g)
+apply = numba_kernel("threaded", plan)

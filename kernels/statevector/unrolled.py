@@ -2,8 +2,7 @@
 from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
 
 from . import _codegen, loop
-from ._plan import require_numba_dtype, subspace_args
-from ._validate import check_gate
+from ._plan import numba_kernel, subspace_args
 
 #: Gate sizes (in qubits) that get an unrolled product.
 UNROLLED_QUBITS = (1, 2, 3)
@@ -22,13 +21,4 @@ def plan(g, dtype, parallel=False):
     return fn, subspace_args(g, dtype)
 
 
-def run(state, g, parallel=False):
-    fn, args = plan(g, state.dtype, parallel)
-    fn(state, *args)
-    return state
-
-
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
-    require_numba_dtype("unrolled", state)
-    return run(state, g)
+apply = numba_kernel("unrolled", plan)
