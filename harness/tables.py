@@ -62,11 +62,27 @@ def thread_scaling(res):
     return "\n".join(lines)
 
 
+def call_overhead(res):
+    """The plain kernel signature (checks and plans every call) against applying the
+    same gate prepared once."""
+    calls = results.table(res, "statevector_gates.GateCall.time_call")
+    prepared = results.table(res, "statevector_gates.Gate.time_gate")
+    lines = ["| gate | n | kernel | kernel call | prepared gate | call / prepared |",
+             "|---|---|---|---|---|---|"]
+    for (gate, n, kernel), t in sorted(calls.items()):
+        p = prepared.get((gate, n, kernel))
+        if p is not None:
+            lines.append(f"| {gate} | {n} | {kernel} | {_fmt_time(t)} | {_fmt_time(p)} "
+                         f"| {t / p:.2f} |")
+    return "\n".join(lines)
+
+
 def report(machine=None):
     name, res = results.latest(machine=machine)
     print(f"machine {name}, commit {res.commit_hash[:8]}\n")
     for title, fn in (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
-                      ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling)):
+                      ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling),
+                      ("Cost of the plain kernel call", call_overhead)):
         print(f"## {title}\n")
         try:
             print(fn(res))
