@@ -16,13 +16,17 @@ NUMBA_DTYPES = "DF"
 
 
 def require_numba_dtype(name, state):
-    """NotImplementedError (before anything is touched) for dtypes the numba kernels
+    """NotImplementedError (before anything is touched) for states the numba kernels
     are not compiled for; object arrays belong to ``subspace``."""
     if not isinstance(state, np.ndarray):
         raise NotImplementedError(f"{name} runs on numpy arrays, not {type(state).__name__}")
-    if state.dtype.char not in NUMBA_DTYPES:
+    require_numba_dtype_of(name, state.dtype)
+
+
+def require_numba_dtype_of(name, dtype):
+    if dtype.char not in NUMBA_DTYPES:
         raise NotImplementedError(
-            f"{name} handles complex128 and complex64 states, not {state.dtype}; "
+            f"{name} handles complex128 and complex64 states, not {dtype}; "
             "use the 'subspace' kernel for other element types")
 
 

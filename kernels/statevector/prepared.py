@@ -7,7 +7,7 @@ which checks and plans on every call, is timed separately."""
 import numpy as np
 
 from . import cuda, loop, naive, stride, subspace, threaded, unrolled
-from ._plan import NUMBA_DTYPES
+from ._plan import require_numba_dtype_of
 from ._validate import check_gate
 
 _MODULES = {"naive": naive, "subspace": subspace, "loop": loop, "unrolled": unrolled,
@@ -38,8 +38,7 @@ def prepare(name, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.comple
                              f"got {state.shape} {state.dtype}")
 
     if hasattr(module, "plan"):  # the numba kernels: the loop and its arguments, bound now
-        if dtype.char not in NUMBA_DTYPES:
-            raise NotImplementedError(f"{name} handles complex128 and complex64, not {dtype}")
+        require_numba_dtype_of(name, dtype)
         fn, args = module.plan(g, dtype)
 
         def apply(state):
