@@ -207,6 +207,16 @@ def alias(fn, existing):
     RULES[fn] = RULES[existing]
 
 
+#: Functions whose result does not depend differentiably on their arguments (shapes,
+#: signs, comparisons): engines call them on plain values and return plain results.
+NONDIFFERENTIABLE = set()
+
+
+def defnondiff(*fns):
+    """Register functions that engines evaluate on values, with no derivative."""
+    NONDIFFERENTIABLE.update(fns)
+
+
 def primitive(fn):
     """Decorator: make the user function ``fn`` a primitive that engines do not trace into;
     register its rule with :func:`defpartials` or :func:`defrule` on the returned wrapper.
@@ -398,3 +408,8 @@ def _getitem_jvp(ts, ans, x, index):
 defrule(operator.getitem,
         [lambda g, ans, x, index: Scatter(np.shape(x), index, g), None],
         _getitem_jvp)
+
+
+defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.sign, np.floor,
+           np.ceil, np.round, np.isfinite, np.isnan, np.argmax, np.argmin, np.equal,
+           np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
