@@ -331,8 +331,8 @@ def _matmul_jvp(ts, ans, x, y):
     if tx is not None:
         out = tx @ y
     if ty is not None:
-        # A batched vector on the right would be read as a matrix: contract it from the left.
-        term = np.moveaxis(x @ np.swapaxes(ty, 0, -1), -1, 0) if np.ndim(y) == 1 else x @ ty
+        # A batched vector on the right would be read as a matrix: contract from its side.
+        term = (ty @ (x.T if np.ndim(x) == 2 else x)) if np.ndim(y) == 1 else x @ ty
         out = term if out is None else out + term
     return out
 

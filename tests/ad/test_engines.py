@@ -1,0 +1,85 @@
+"""Every engine on the shared cases (tests/ad/cases.py): against central differences along a
+random direction, and against each other; the shared error contract."""
+
+import numpy as np
+import pytest
+
+from kernels.ad import ENGINES, rules
+
+from .cases import CASES, IDS
+from .gradcheck import check_gradient
+
+EXACT = ["forward", "reverse", "source"]
+
+
+def test_the_contract_names_four_engines():
+    assert set(ENGINES) == {"forward", "reverse", "source", "finite"}
+    assert all(callable(e.gradient) for e in ENGINES.values())
+
+
+def test_every_rule_is_reached_by_a_case():
+    used = {fn for case in CASES for fn in case[3]}
+    missing = [r.name for fn, r in rules.RULES.items() if fn not in used]
+    assert not missing, f"rules without a test case: {missing}"
+
+
+@pytest.mark.parametrize("engine", EXACT)
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_gradcheck(engine, case):
+    name, f, make_args, _ = case
+    rng = np.random.default_rng(abs(hash(name)) % 2 ** 32)
+    check_gradient(ENGINES[engine].gradient, f, *make_args(rng), rng=rng)
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_engines_agree(case):
+    name, f, make_args, _ = case
+    args = make_args(np.random.default_rng(7))
+    want = ENGINES["forward"].gradient(f, *args)
+    for engine in ["reverse", "source"]:
+        got = ENGINES[engine].gradient(f, *args)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12, err_msg=engine)
+    approx = ENGINES["finite"].gradient(f, *args)
+    for g, w in zip(approx, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg="finite")
+
+
+@pytest.mark.parametrize("engine", EXACT)  # finite differences need no rules
+def test_missing_rule_names_the_function_and_the_fix(engine):
+    with pytest.raises(rules.MissingRuleError, match=r"numpy\.arcsinh.*defpartials"):
+        ENGINES[engine].gradient(lambda x: np.sum(np.arcsinh(x)), np.ones(3))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_non_scalar_output_is_refused(engine):
+    with pytest.raises(ValueError, match=r"scalar.*\(3,\)"):
+        ENGINES[engine].gradient(lambda x: x * 2.0, np.ones(3))
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_non_float_argument_is_refused(engine):
+    with pytest.raises(TypeError, match=r"argument 1"):
+        ENGINES[engine].gradient(lambda x, s: np.sum(x), np.ones(3), "text")
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_constant_function_has_zero_gradient(engine):
+    grads = ENGINES[engine].gradient(lambda x, y: 3.0, np.ones(3), 2.0)
+    assert np.array_equal(grads[0], np.zeros(3)) and grads[1] == 0.0
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_user_rule_registration(engine):
+    @rules.primitive
+    def softplus(x):
+        return np.log1p(np.exp(x))
+
+    rules.defpartials(softplus, lambda ans, x: 1.0 / (1.0 + np.exp(-x)))
+    try:
+        x = np.array([-1.0, 0.5, 2.0])
+        (g,) = ENGINES[engine].gradient(lambda x: np.sum(softplus(x) * x), x)
+        s = 1.0 / (1.0 + np.exp(-x))
+        np.testing.assert_allclose(g, np.log1p(np.exp(x)) + x * s, rtol=1e-6)
+    finally:
+        del rules.RULES[softplus]
