@@ -11,6 +11,11 @@ import importlib
 #: Adding an adapter is one line here.
 ADAPTERS = {
     "qulacs_sim": "simulator",
+    "torch_ad": "ad",
+    "autograd_ad": "ad",
+    "jax_ad": "ad",
+    "jax_jit_ad": "ad",
+    "algopy_ad": "ad",
 }
 
 
@@ -43,7 +48,16 @@ def available():
     return out
 
 
+def _usable(kind):
+    return {name: load(name) for name, (ok, _) in available().items()
+            if ok and ADAPTERS[name] == kind}
+
+
 def simulators():
     """``{name: module}`` of the simulator adapters whose tool is available."""
-    return {name: load(name) for name, (ok, _) in available().items()
-            if ok and ADAPTERS[name] == "simulator"}
+    return _usable("simulator")
+
+
+def ad():
+    """``{name: module}`` of the AD adapters whose tool is available."""
+    return _usable("ad")

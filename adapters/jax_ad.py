@@ -1,0 +1,74 @@
+"""JAX's ``jax.grad`` run eagerly (op by op, no ``jax.jit``) behind the engines' ``gradient``;
+:mod:`adapters.jax_jit_ad` is the compiled counterpart and shares this module's setup.
+
+Process-wide effects of importing this adapter, for like-for-like comparisons:
+
+* ``jax_enable_x64`` is switched on (``jax.config.update``), so arrays are float64 as in
+  every other engine; this changes the default dtype of all JAX code in the process.
+* If JAX has not been imported yet, ``XLA_FLAGS`` gets ``--xla_cpu_multi_thread_eigen=false
+  intra_op_parallelism_threads=1`` (the usual incantation for single-threaded XLA on the
+  CPU; XLA reads it once, at JAX's import). If JAX was imported first, the flags cannot
+  take effect any more, and :data:`SINGLE_THREADED` is False (REASON says so).
+
+The problem runs as written with its numpy global swapped (:mod:`adapters._translate`) for
+``jax.numpy``. Inputs become JAX arrays in :func:`prepare` (Python floats 0-d float64
+arrays); ``objective()`` and ``gradient()`` block until their results are ready.
+"""
+
+import os
+import sys
+
+from . import _ad_common
+from ._guard import guarded_import
+from ._translate import translate
+
+NAME = "jax"
+
+_XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+
+SINGLE_THREADED = "jax" not in sys.modules
+if SINGLE_THREADED:
+    os.environ["XLA_FLAGS"] = " ".join(
+        filter(None, [os.environ.get("XLA_FLAGS"), _XLA_SINGLE_THREAD]))
+
+jax, AVAILABLE, REASON = guarded_import("jax", "numpy")
+NUMPY = jax.numpy if AVAILABLE else None
+if AVAILABLE:
+    jax.config.update("jax_enable_x64", True)
+    if not SINGLE_THREADED:
+        REASON += " (imported before this adapter: XLA may use several threads)"
+
+
+def sync():
+    """Wait for every array JAX is still computing."""
+    if AVAILABLE:
+        jax.effects_barrier()
+        jax.block_until_ready(jax.live_arrays())
+
+
+def to_device(inputs):
+    """The checked inputs as JAX arrays (float64: x64 is on)."""
+    return tuple(jax.numpy.asarray(a) for a in inputs.arrays)
+
+
+def prepare(f, *args):
+    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` with eager ``jax.grad``."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    inputs = _ad_common.check_inputs(f, args)
+    ft = translate(f, NUMPY)
+    xs = to_device(inputs)
+    grad = jax.grad(ft, argnums=tuple(range(len(xs))))
+
+    def objective():
+        return jax.block_until_ready(ft(*xs))
+
+    def gradient():
+        return jax.block_until_ready(grad(*xs))
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        objective()
+    return _ad_common.Prepared(objective, gradient,
+                               lambda grads: _ad_common.contract_form(grads, inputs))
+
+
+gradient = _ad_common.gradient_function(prepare, NAME)

@@ -1,0 +1,117 @@
+"""PyTorch's reverse mode (``torch.autograd.grad``) behind the engines' ``gradient``.
+
+The problem runs as written, its numpy global swapped (:mod:`adapters._translate`) for a
+small namespace of torch functions with numpy's names and semantics. Inputs are float64
+tensors sharing the arrays' memory (``torch.from_numpy``); each gradient call makes fresh
+leaves, runs the function and calls ``torch.autograd.grad``, which is what a torch user
+pays per gradient. Python floats become 0-d tensors, their gradients Python floats again.
+
+Importing this adapter sets ``torch.set_num_threads(1)``, for the whole process: the
+benchmarks compare engines on one thread.
+"""
+
+import math
+import types
+
+from . import _ad_common
+from ._guard import guarded_import
+from ._translate import translate
+
+NAME = "torch"
+
+torch, AVAILABLE, REASON = guarded_import("torch")
+
+if AVAILABLE:
+    torch.set_num_threads(1)
+
+
+def sync():
+    """Torch on the CPU is synchronous; present for the common adapter interface."""
+
+
+def _tensor(x):
+    return x if isinstance(x, torch.Tensor) else torch.as_tensor(x, dtype=torch.float64)
+
+
+def _elementwise(fn):
+    # numpy accepts Python numbers (np.sqrt(2.0) in a problem); torch functions do not
+    def call(x):
+        return fn(_tensor(x))
+    call.__name__ = fn.__name__
+    return call
+
+
+def _dot(a, b):
+    a, b = _tensor(a), _tensor(b)
+    if a.dim() == 0 or b.dim() == 0:
+        return a * b
+    if a.dim() > 2 or b.dim() > 2:
+        raise NotImplementedError(
+            f"numpy.dot of {a.dim()}-D and {b.dim()}-D arrays has no torch counterpart here "
+            "(torch.matmul broadcasts where numpy.dot sums over the last axes)")
+    return torch.matmul(a, b)  # numpy.dot for 1-D and 2-D operands
+
+
+def _reduction(fn):
+    def call(x, axis=None, keepdims=False):
+        x = _tensor(x)
+        return fn(x) if axis is None else fn(x, dim=axis, keepdim=keepdims)
+    call.__name__ = fn.__name__
+    return call
+
+
+def _transpose(x, axes=None):
+    x = _tensor(x)
+    return x.permute(*(axes if axes is not None else reversed(range(x.dim()))))
+
+
+def _namespace():
+    """Torch functions under the numpy names the problems use (a module, so an attribute
+    it lacks raises AttributeError naming it, and it can key a cache)."""
+    ns = types.ModuleType("adapters.torch_ad.numpy", "numpy's names for torch functions")
+    unary = {"sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "arctan": torch.atan,
+             "sinh": torch.sinh, "cosh": torch.cosh, "tanh": torch.tanh, "exp": torch.exp,
+             "expm1": torch.expm1, "log": torch.log, "log1p": torch.log1p,
+             "sqrt": torch.sqrt, "square": torch.square, "reciprocal": torch.reciprocal,
+             "abs": torch.abs, "absolute": torch.abs, "negative": torch.neg,
+             "positive": torch.positive}
+    for name, fn in unary.items():
+        setattr(ns, name, _elementwise(fn))
+    ns.sum, ns.mean = _reduction(torch.sum), _reduction(torch.mean)
+    ns.add, ns.subtract, ns.multiply = torch.add, torch.sub, torch.mul
+    ns.divide = ns.true_divide = torch.div
+    ns.power = torch.pow
+    ns.dot, ns.matmul, ns.outer = _dot, torch.matmul, torch.outer
+    ns.trace, ns.transpose, ns.reshape = torch.trace, _transpose, torch.reshape
+    ns.pi, ns.e = math.pi, math.e
+    return ns
+
+
+NUMPY = _namespace() if AVAILABLE else None
+
+
+def prepare(f, *args):
+    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` on torch."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    inputs = _ad_common.check_inputs(f, args)
+    ft = translate(f, NUMPY)
+    # from_numpy shares memory and warns about a read-only array (torch could write it)
+    tensors = tuple(torch.from_numpy(a if a.flags.writeable else a.copy())
+                    for a in inputs.arrays)
+
+    def objective():
+        return ft(*tensors)
+
+    def gradient():
+        leaves = [t.detach().requires_grad_() for t in tensors]
+        # materialize_grads: zeros for an argument f does not use, as the contract wants
+        return torch.autograd.grad(ft(*leaves), leaves, materialize_grads=True)
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        objective()
+    return _ad_common.Prepared(
+        objective, gradient,
+        lambda grads: _ad_common.contract_form([g.numpy() for g in grads], inputs))
+
+
+gradient = _ad_common.gradient_function(prepare, NAME)
