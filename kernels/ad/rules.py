@@ -70,9 +70,18 @@ def lookup(fn):
 
 # -- broadcasting and cotangent accumulation ---------------------------------------------
 
+def _ndim(x):
+    # np.ndim dispatches through __array_function__ (~0.5 us); the rules ask it on every call.
+    return x.ndim if type(x) is np.ndarray else np.ndim(x)
+
+
 def unbroadcast(ct, shape):
     """Sum ``ct`` down to ``shape``, undoing numpy broadcasting; a float for ``shape == ()``."""
-    ct_shape = np.shape(ct)
+    # np.shape of a Python float detours through a new array (~0.7 us, most of the cost of
+    # an element loop's scalar cotangents); floats and numpy values answer directly.
+    ct_shape = () if type(ct) is float else getattr(ct, "shape", None)
+    if ct_shape is None:
+        ct_shape = np.shape(ct)
     if ct_shape != shape:
         extra = len(ct_shape) - len(shape)
         axes = tuple(range(extra)) + tuple(
@@ -155,9 +164,14 @@ def as_output(ct, like):
     if ct is None:
         ct = np.zeros(np.shape(like))
     ct = densify(ct)
-    if np.ndim(like) == 0:
+    if not isinstance(like, np.ndarray) or like.ndim == 0:
         return float(ct)
-    return np.asarray(ct, dtype=float).reshape(np.shape(like))
+    out = np.asarray(ct, dtype=float).reshape(like.shape)
+    # A rule may hand back a view (a broadcast of the output's cotangent, a transpose) or
+    # even an array the caller owns: the user gets a writable array of their own.
+    if out.base is not None or not out.flags.writeable or out is like:
+        out = out.copy()
+    return out
 
 
 # -- registration ----------------------------------------------------------------------
@@ -183,7 +197,7 @@ def defpartials(fn, *partials, name=None):
 
     def jvp(tangents, ans, *args):
         out = None
-        ndim = np.ndim(ans)
+        ndim = _ndim(ans)
         for t, partial in zip(tangents, partials):
             if t is None:
                 continue
@@ -305,23 +319,23 @@ defrule(np.sum,
         [lambda g, ans, x, axis=None, keepdims=False:
          _expand_reduced(g, np.shape(x), axis, keepdims)],
         lambda ts, ans, x, axis=None, keepdims=False:
-        np.sum(ts[0], axis=_batched_axes(axis, np.ndim(x)), keepdims=keepdims))
+        np.sum(ts[0], axis=_batched_axes(axis, _ndim(x)), keepdims=keepdims))
 defrule(np.mean,
         [lambda g, ans, x, axis=None, keepdims=False:
          _expand_reduced(g / _count(np.shape(x), axis), np.shape(x), axis, keepdims)],
         lambda ts, ans, x, axis=None, keepdims=False:
-        np.mean(ts[0], axis=_batched_axes(axis, np.ndim(x)), keepdims=keepdims))
+        np.mean(ts[0], axis=_batched_axes(axis, _ndim(x)), keepdims=keepdims))
 
 
 def _matmul_vjp_x(g, ans, x, y):
-    if np.ndim(y) == 1:  # x @ y lost y's axis: the cotangent is an outer product
-        return np.multiply.outer(g, y) if np.ndim(x) == 2 else g * y
-    return y @ g if np.ndim(x) == 1 else g @ y.T
+    if _ndim(y) == 1:  # x @ y lost y's axis: the cotangent is an outer product
+        return np.multiply.outer(g, y) if _ndim(x) == 2 else g * y
+    return y @ g if _ndim(x) == 1 else g @ y.T
 
 
 def _matmul_vjp_y(g, ans, x, y):
-    if np.ndim(x) == 1:
-        return np.multiply.outer(x, g) if np.ndim(y) == 2 else g * x
+    if _ndim(x) == 1:
+        return np.multiply.outer(x, g) if _ndim(y) == 2 else g * x
     return x.T @ g
 
 
@@ -332,13 +346,13 @@ def _matmul_jvp(ts, ans, x, y):
         out = tx @ y
     if ty is not None:
         # A batched vector on the right would be read as a matrix: contract from its side.
-        term = (ty @ (x.T if np.ndim(x) == 2 else x)) if np.ndim(y) == 1 else x @ ty
+        term = (ty @ (x.T if _ndim(x) == 2 else x)) if _ndim(y) == 1 else x @ ty
         out = term if out is None else out + term
     return out
 
 
 def _check_matmul_dims(*arrays):
-    if any(np.ndim(a) > 2 for a in arrays):
+    if any(_ndim(a) > 2 for a in arrays):
         raise MissingRuleError("the derivative rules of matmul and dot cover 1-D and 2-D "
                                "arrays only; register a rule for stacked products")
 
@@ -346,14 +360,14 @@ def _check_matmul_dims(*arrays):
 def _matmul_rule(check_scalars):
     def vjp(which):
         def f(g, ans, x, y):
-            if check_scalars and (np.ndim(x) == 0 or np.ndim(y) == 0):
+            if check_scalars and (_ndim(x) == 0 or _ndim(y) == 0):
                 return g * (y if which == 0 else x)
             _check_matmul_dims(x, y)
             return (_matmul_vjp_x if which == 0 else _matmul_vjp_y)(g, ans, x, y)
         return f
 
     def jvp(ts, ans, x, y):
-        if check_scalars and (np.ndim(x) == 0 or np.ndim(y) == 0):
+        if check_scalars and (_ndim(x) == 0 or _ndim(y) == 0):
             return RULES[np.multiply].jvp(ts, ans, x, y)
         _check_matmul_dims(x, y)
         return _matmul_jvp(ts, ans, x, y)
@@ -366,13 +380,14 @@ alias(operator.matmul, np.matmul)
 
 
 def _check_trace(x, offset, axis1, axis2):
-    if np.ndim(x) != 2 or (axis1, axis2) != (0, 1):
+    if _ndim(x) != 2 or (axis1, axis2) != (0, 1):
         raise MissingRuleError("the derivative rule of trace covers 2-D arrays only")
 
 
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
     _check_trace(x, offset, axis1, axis2)
-    return g * np.eye(*np.shape(x), k=offset)
+    eye = np.eye(*np.shape(x), k=offset)
+    return eye if type(g) is float and g == 1.0 else g * eye  # the usual seed: skip a no-op
 
 
 def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1):
@@ -388,7 +403,7 @@ def _transpose_vjp(g, ans, x, axes=None):
 
 
 def _transpose_jvp(ts, ans, x, axes=None):
-    ndim = np.ndim(x)
+    ndim = _ndim(x)
     order = range(ndim - 1, -1, -1) if axes is None else (a % ndim for a in axes)
     return np.transpose(ts[0], (0, *(a + 1 for a in order)))
 
