@@ -31,11 +31,6 @@ _next_seq = itertools.count().__next__
 _NOTHING = (None, None)  # (leaf, cotangent) of an argument f does not depend on
 _new = object.__new__
 
-#: non-differentiable numpy calls answered on the plain values: predicates and shape
-#: queries, so that ``if np.all(x > 0):`` and ``np.zeros_like(x)`` work on Variables.
-_PREDICATES = frozenset([np.greater, np.greater_equal, np.less, np.less_equal, np.equal,
-                         np.not_equal, np.isfinite, np.isinf, np.isnan, np.signbit])
-_QUERIES = frozenset([np.shape, np.ndim, np.size, np.zeros_like, np.ones_like])
 _REAL_KINDS = frozenset("fiu")
 
 
@@ -117,7 +112,7 @@ class Variable:
                     if a is NotImplemented:
                         return a  # another array type: numpy asks it next
                 checked.append(a)
-            if ufunc in _PREDICATES:
+            if ufunc in rules.NONDIFFERENTIABLE:
                 return ufunc(*[_plain(a) for a in checked])
             return _apply(ufunc, checked, None)
         name = f"numpy.{ufunc.__name__}"
@@ -146,7 +141,7 @@ class Variable:
             for t in types:
                 if not issubclass(t, (Variable, _ndarray)):
                     return NotImplemented
-        if func in _QUERIES:
+        if func in rules.NONDIFFERENTIABLE:
             return func(*[_plain(a) for a in args], **kwargs)
         return _apply(func, args, kwargs)
 

@@ -426,5 +426,6 @@ defrule(operator.getitem,
 
 
 defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.sign, np.floor,
-           np.ceil, np.round, np.isfinite, np.isnan, np.argmax, np.argmin, np.equal,
-           np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal)
+           np.ceil, np.round, np.isfinite, np.isinf, np.isnan, np.signbit, np.argmax,
+           np.argmin, np.equal, np.not_equal, np.less, np.less_equal, np.greater,
+           np.greater_equal)
