@@ -1,0 +1,15 @@
+"""Reference AD engines sharing one derivative-rule table (:mod:`kernels.ad.rules`).
+
+``ENGINES`` maps a name to an engine module; every engine has
+``gradient(f, *args, **options) -> tuple`` for a scalar-valued plain-numpy ``f`` (see
+DESIGN.md, "Contract: AD engines").
+"""
+
+from . import finite, forward, reverse, rules, source
+
+ENGINES = {
+    "forward": forward,
+    "reverse": reverse,
+    "source": source,
+    "finite": finite,
+}

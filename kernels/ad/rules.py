@@ -359,11 +359,17 @@ def _check_matmul_dims(*arrays):
 
 def _matmul_rule(check_scalars):
     def vjp(which):
+        cotangent = _matmul_vjp_x if which == 0 else _matmul_vjp_y
+
         def f(g, ans, x, y):
-            if check_scalars and (_ndim(x) == 0 or _ndim(y) == 0):
+            # the 2-D arrays of the usual call answer their ndim directly
+            nx = x.ndim if type(x) is np.ndarray else np.ndim(x)
+            ny = y.ndim if type(y) is np.ndarray else np.ndim(y)
+            if check_scalars and (nx == 0 or ny == 0):
                 return g * (y if which == 0 else x)
-            _check_matmul_dims(x, y)
-            return (_matmul_vjp_x if which == 0 else _matmul_vjp_y)(g, ans, x, y)
+            if nx > 2 or ny > 2:
+                _check_matmul_dims(x, y)
+            return cotangent(g, ans, x, y)
         return f
 
     def jvp(ts, ans, x, y):
@@ -386,8 +392,16 @@ def _check_trace(x, offset, axis1, axis2):
 
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
     _check_trace(x, offset, axis1, axis2)
-    eye = np.eye(*np.shape(x), k=offset)
-    return eye if type(g) is float and g == 1.0 else g * eye  # the usual seed: skip a no-op
+    n, m = x.shape if type(x) is np.ndarray else np.shape(x)
+    # g on the offset diagonal of zeros, written through a strided view (np.eye builds the
+    # identity the same way, then a product would scale it)
+    out = np.zeros(n * m, dtype=float if type(g) is float else np.result_type(g, 1.0))
+    first = -offset if offset < 0 else 0
+    count = min(n, m - offset) - first
+    if count > 0:
+        start = first * (m + 1) + offset
+        out[start:start + count * (m + 1):m + 1] = g
+    return out.reshape(n, m)
 
 
 def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1):

@@ -1,0 +1,183 @@
+"""The source engine's front end: a function's syntax tree, read from its file, the check
+that it only uses Python the engine can differentiate, and the rewriting of ``break`` and
+``continue`` into flags, so that later stages see structured control flow only.
+
+The whole file is parsed (``linecache`` + ``ast``) rather than ``inspect.getsource``'s
+snippet, so that lambdas, which ``getsource`` returns with the rest of their line, are found
+exactly: by line, argument names and, when a line holds several, the columns that the code
+object's instructions come from.
+"""
+
+import ast
+import copy
+import functools
+import linecache
+
+
+class SourceTransformError(NotImplementedError):
+    """The function uses Python the source engine does not differentiate; the message names
+    the construct, the file and the line."""
+
+
+def error(what, node, where):
+    """A SourceTransformError for ``node``; ``where`` is ``(filename, function name)``."""
+    filename, name = where
+    return SourceTransformError(f"{what} is not supported by the source engine "
+                                f"({filename}, line {node.lineno}, in {name})")
+
+
+#: Syntax refused wherever it appears in a differentiated function, with the name the error
+#: gives it: it would need closures, exceptions or mutation in the adjoint.
+_REFUSED = {
+    ast.Try: "try statement",
+    ast.With: "with statement", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
+    ast.AsyncFunctionDef: "nested async def", ast.Await: "await",
+    ast.FunctionDef: "nested def", ast.ClassDef: "class definition", ast.Lambda: "lambda",
+    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.Global: "global statement", ast.Nonlocal: "nonlocal statement",
+    ast.Yield: "yield", ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expression (:=)",
+    ast.Delete: "del statement", ast.Import: "import inside the function",
+    ast.ImportFrom: "import inside the function", ast.Match: "match statement",
+}
+if hasattr(ast, "TryStar"):
+    _REFUSED[ast.TryStar] = "try statement"
+
+
+def check(node, where):
+    """Raise SourceTransformError for the first construct the engine does not handle."""
+    args = node.args
+    if args.vararg or args.kwarg:
+        raise error("variadic parameters (*args, **kwargs)", node, where)
+    body = [node.body] if isinstance(node, ast.Lambda) else node.body
+    for stmt in body:
+        for sub in ast.walk(stmt):
+            what = _REFUSED.get(type(sub))
+            if what:
+                raise error(what, sub, where)
+            if isinstance(sub, (ast.For, ast.While)) and sub.orelse:
+                raise error(f"{type(sub).__name__.lower()} ... else", sub, where)
+            if isinstance(sub, ast.Starred):
+                raise error("starred expression (*x)", sub, where)
+            targets = (sub.targets if isinstance(sub, ast.Assign) else
+                       [sub.target] if isinstance(sub, (ast.AugAssign, ast.AnnAssign)) else [])
+            for target in targets:
+                for t in ast.walk(target):
+                    if isinstance(t, (ast.Subscript, ast.Attribute)):
+                        kind = "a subscript" if isinstance(t, ast.Subscript) else "an attribute"
+                        aug = "augmented " if isinstance(sub, ast.AugAssign) else ""
+                        example = "x[i] += ..." if aug else "x[i] = ..."
+                        raise error(f"{aug}assignment to {kind} ({example}; arrays are not "
+                                    f"mutated in differentiated code)", t, where)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse(filename, text):
+    return ast.parse(text, filename)
+
+
+def _params(node):
+    a = node.args
+    return [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+
+
+def _span_hits(node, positions):
+    start, end = (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+    return sum(start <= p <= end for p in positions)
+
+
+def function_node(fn):
+    """``(node, filename)``: the FunctionDef or Lambda node that defined ``fn`` (a copy,
+    free to rewrite)."""
+    code = fn.__code__
+    name = fn.__qualname__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines:
+        raise SourceTransformError(
+            f"cannot read the source of {name} (defined in {filename}); the source engine "
+            f"differentiates functions whose source file it can read")
+    tree = _parse(filename, "".join(lines))
+    first = code.co_firstlineno
+    if code.co_name == "<lambda>":
+        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+    else:
+        found = [n for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == code.co_name
+                 and first in (n.lineno, *(d.lineno for d in n.decorator_list[:1]))]
+    wanted = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in found if _params(n) == wanted]
+    if len(found) > 1:  # several lambdas on one line: the one the instructions come from
+        positions = [(p[0], p[2]) for p in code.co_positions() if None not in (p[0], p[2])]
+        found = [max(found, key=lambda n: _span_hits(n, positions))]
+    if not found:
+        raise SourceTransformError(
+            f"cannot find the definition of {name} at {filename}, line {first} "
+            f"(was the file changed after it was imported?)")
+    if isinstance(found[0], ast.AsyncFunctionDef):
+        raise error("async def", found[0], (filename, name))
+    return copy.deepcopy(found[0]), filename
+
+
+# -- break and continue ----------------------------------------------------------------
+
+def _jumps(stmts):
+    """The kinds of jump ('break', 'continue') among ``stmts``, outside nested loops."""
+    found = set()
+    for s in stmts:
+        if isinstance(s, (ast.Break, ast.Continue)):
+            found.add(type(s).__name__.lower())
+        elif isinstance(s, ast.If):
+            found |= _jumps(s.body) | _jumps(s.orelse)
+    return found
+
+
+def _set(name, value, at):
+    return ast.copy_location(ast.Assign([ast.Name(name, ast.Store())], ast.Constant(value)), at)
+
+
+def _guarded(stmts, flags):
+    """``stmts`` with each jump replaced by setting its flag, and what follows a statement
+    that may jump run only if no flag is set."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, (ast.Break, ast.Continue)):
+            out.append(_set(flags[type(s).__name__.lower()], True, s))
+            return out  # the rest of this list is unreachable
+        out.append(s)
+        if isinstance(s, ast.If) and _jumps([s]):
+            s.body, s.orelse = _guarded(s.body, flags), _guarded(s.orelse, flags)
+            rest = _guarded(stmts[i + 1:], flags)
+            if rest:
+                names = [ast.Name(f, ast.Load()) for f in flags.values()]
+                test = names[0] if len(names) == 1 else ast.BoolOp(ast.Or(), names)
+                out.append(ast.copy_location(ast.If(ast.UnaryOp(ast.Not(), test), rest, []), s))
+            return out
+    return out
+
+
+def rewrite_jumps(stmts, fresh):
+    """Rewrite the ``break``/``continue`` of every loop in ``stmts`` (in place) into flags
+    named by ``fresh(kind)``: ``continue`` sets a flag that skips the rest of the iteration,
+    ``break`` one that also ends the loop, which the lowering finds as ``loop.ad_exit``
+    (the primal breaks after recording the iteration). Returns ``stmts``."""
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, ast.If):
+            rewrite_jumps(s.body, fresh)
+            rewrite_jumps(s.orelse, fresh)
+        elif isinstance(s, (ast.For, ast.While)):
+            rewrite_jumps(s.body, fresh)
+            flags = {kind: fresh(kind) for kind in sorted(_jumps(s.body))}
+            s.ad_exit = flags.get("break")
+            if flags:
+                s.body = _guarded(s.body, flags) or [ast.copy_location(ast.Pass(), s)]
+            if "continue" in flags:
+                s.body.insert(0, _set(flags["continue"], False, s))
+            if s.ad_exit:
+                stmts.insert(i, _set(s.ad_exit, False, s))
+                i += 1
+        i += 1
+    return stmts

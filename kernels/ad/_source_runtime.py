@@ -1,0 +1,306 @@
+"""What the source engine's generated code calls at run time.
+
+* ``call(fn, *args, **kwargs) -> (ans, back)``: dispatch on the callee object. A function
+  with a rule is called and its :class:`rules.Rule` is the pullback record; a plain Python
+  function is transformed (cached) and its adjoint chained; a function known to have no
+  derivative (``len``, ``np.shape``) or receiving nothing differentiable is just called.
+* ``pull(back, g, ans, which, *args, **kwargs)``: the cotangents of the arguments
+  ``which``, each of its argument's shape.
+* ``acc(acc, ct, value)``: ``rules.accumulate`` for arrays and floats, element-wise for
+  lists and tuples (whose cotangents are lists).
+* ``map_`` and ``sum_``: the builtins, differentiated element by element.
+"""
+
+import builtins
+import operator
+import types
+
+import numpy as np
+
+from . import rules
+from .rules import Rule, accumulate, densify
+
+#: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
+TRANSFORMS = {}
+BUILD = None
+
+#: builtins whose results carry no derivative: called as written, even on active values
+PLAIN = {len, range, int, bool, isinstance, type, print, round, str, repr, hasattr, callable}
+#: packages whose Python functions are library code, never differentiated by transformation
+_LIBRARIES = {"numpy", "scipy", "jax", "jaxlib", "torch", "autograd", "numba", "cupy"}
+_rule_of = rules.RULES.get
+
+
+def differentiable(v):
+    """Whether ``v`` can carry a derivative: floats, complex, float arrays, lists of them."""
+    t = type(v)
+    if t is list or t is tuple:
+        return any(map(differentiable, v))
+    if t is np.ndarray:
+        return v.dtype.kind in "fc"
+    return isinstance(v, (float, complex, np.inexact))
+
+
+def _is_user_function(fn):
+    return (type(fn) is types.FunctionType and not hasattr(fn, "__ad_primitive__")
+            and (fn.__module__ or "").partition(".")[0] not in _LIBRARIES)
+
+
+def call(fn, *args, **kwargs):
+    try:
+        rule = _rule_of(fn)
+    except TypeError:  # an unhashable callable has no rule
+        rule = None
+    if rule is not None:
+        if kwargs and "out" in kwargs:
+            raise rules.MissingRuleError(f"{rule.name}(..., out=...) writes into an array; "
+                                         f"the source engine differentiates calls without out=")
+        return fn(*args, **kwargs), rule
+    return _call_without_rule(fn, args, kwargs)
+
+
+def _call_without_rule(fn, args, kwargs):
+    try:
+        plain = fn in PLAIN or fn in rules.NONDIFFERENTIABLE
+    except TypeError:
+        plain = False
+    if plain:
+        return fn(*args, **kwargs), None
+    if fn is map:
+        return map_(*args, active=tuple(range(len(args) - 1)), **kwargs)
+    if fn is sum:
+        return sum_(*args, **kwargs)
+    if _is_user_function(fn):
+        t = TRANSFORMS.get(id(fn)) or BUILD(fn)
+        ans, back = t.primal(*args, **kwargs)
+        if kwargs:
+            back = _by_call(back, len(args), list(map(t.index.__getitem__, kwargs)))
+        return ans, back
+    if any(map(differentiable, args)) or any(map(differentiable, kwargs.values())):
+        try:
+            rules.lookup(fn)
+        except TypeError:
+            raise rules.MissingRuleError(f"no derivative rule for {fn!r}") from None
+    return fn(*args, **kwargs), None
+
+
+def _by_call(back, n, index):
+    """A user function's pullback, its cotangents reordered as the call passed arguments."""
+    def pullback(g):
+        cts = back(g)
+        return (*cts[:n], *(cts[i] for i in index))
+    return pullback
+
+
+def zero(value):
+    """A zero cotangent for ``value`` (where a pullback gives none, so that the generated
+    code can count on a cotangent from every pull)."""
+    if type(value) is list or type(value) is tuple:
+        return [None] * len(value)
+    return np.zeros(np.shape(value)) if isinstance(value, np.ndarray) else 0.0
+
+
+def pull(back, g, ans, which, *args, **kwargs):
+    """The cotangent of argument ``which`` (an int), or a list of those of ``which`` (a
+    tuple); keyword arguments are numbered after the positional ones. Each is dense and of
+    its argument's shape, a zero where no derivative flows (so that generated code can
+    count on one)."""
+    # (no comprehension or closure in here: in Python 3.11 it would turn the arguments into
+    # cells on every call, doubling the cost of this hot function)
+    if type(back) is Rule:
+        if type(which) is not int:
+            return _rule_cotangents(back, g, ans, which, args, kwargs)
+        vjps = back.vjps
+        if which < len(vjps) and which < len(args) and vjps[which] is not None:
+            # the common case inline: one argument of a function with a rule
+            ct, value = vjps[which](g, ans, *args, **kwargs), args[which]
+            # A vjp gives the argument's shape or the broadcast output's: equal sizes and
+            # dimensions mean equal shapes, without building the shape tuples.
+            if (type(ct) is np.ndarray and type(value) is np.ndarray
+                    and ct.ndim == value.ndim and ct.size == value.size):
+                return ct
+            return _shaped(ct, value)
+        return _no_vjp(back, args, kwargs, which)
+    values = (*args, *kwargs.values())
+    cts = back(g) if back is not None else (None,) * len(values)
+    if type(which) is int:
+        return _shaped(cts[which], values[which])
+    return _shaped_all(cts, values, which)
+
+
+def _shaped_all(cts, values, which):
+    return [_shaped(cts[i], values[i]) for i in which]
+
+
+def _rule_cotangents(rule, g, ans, which, args, kwargs):
+    return [_rule_cotangent(rule, g, ans, i, args, kwargs) for i in which]
+
+
+def _rule_cotangent(rule, g, ans, i, args, kwargs):
+    vjps = rule.vjps
+    vjp = vjps[i] if i < len(vjps) and i < len(args) else None
+    if vjp is None:
+        return _no_vjp(rule, args, kwargs, i)
+    return _shaped(vjp(g, ans, *args, **kwargs), args[i])
+
+
+def _shaped(ct, value):
+    if ct is None:
+        return zero(value)
+    if (type(ct) is np.ndarray and type(value) is np.ndarray and ct.ndim == value.ndim
+            and ct.size == value.size):
+        return ct
+    return densify(acc(None, ct, value))
+
+
+def _no_vjp(rule, args, kwargs, i):
+    n = len(args)
+    value = args[i] if i < n else list(kwargs.values())[i - n]
+    if i >= n and differentiable(value):
+        raise rules.MissingRuleError(
+            f"{rule.name}: keyword argument {list(kwargs)[i - n]}= carries a derivative, but "
+            f"rules differentiate positional arguments; pass it positionally")
+    return zero(value)
+
+
+def acc(total, ct, value):
+    """``total + ct`` as cotangents of ``value`` (``total`` None at first, ``ct`` None adds
+    nothing)."""
+    if ct is None:
+        return total
+    t, tc = type(value), type(ct)
+    if t is np.ndarray:
+        if total is None and tc is np.ndarray and ct.shape == value.shape:
+            return ct  # what accumulate does, without its checks (the common case)
+        return accumulate(total, ct, value.shape)
+    if t is float or t is np.float64:
+        if tc is float or tc is np.float64:
+            return ct if total is None else total + ct
+        return accumulate(total, ct, ())
+    if t is list or t is tuple:
+        out = [None] * len(value) if total is None else list(total)
+        for k, (c, v) in enumerate(zip(ct, value)):
+            if c is not None:
+                out[k] = acc(out[k], c, v)
+        return out
+    return accumulate(total, ct, np.shape(value))
+
+
+_getitem_vjp = rules.RULES[operator.getitem].vjps[0]
+
+
+def acc_item(total, seq, k, ct):
+    """Add ``ct``, the cotangent of ``seq[k]``, to ``total``, a cotangent of ``seq`` that
+    this call owns: a list for a list, else a sparse Scatter (O(1) per element)."""
+    if ct is None:
+        return total
+    if type(seq) is list or type(seq) is tuple:
+        if total is None:
+            total = [None] * len(seq)
+        total[k] = acc(total[k], ct, seq[k])
+        return total
+    return accumulate(total, _getitem_vjp(densify(ct), None, seq, k), np.shape(seq))
+
+
+def pack(value, cts):
+    """The cotangent of ``value`` from those of its elements (``a, b = value``)."""
+    if type(value) is list or type(value) is tuple:
+        return list(cts)
+    total = None
+    for k, ct in enumerate(cts):
+        total = acc_item(total, value, k, ct)
+    return total
+
+
+def map_(fn, *seqs, active=()):
+    """``map(fn, *seqs)`` as a list, each element through :func:`call`; ``active``: the
+    positions of the sequences that may carry a derivative."""
+    if not seqs:
+        raise TypeError("map() must have at least two arguments")
+    seqs = [s if type(s) in (list, tuple, np.ndarray, range) else list(s) for s in seqs]
+    n = min(len(s) for s in seqs)
+    outs, backs = [None] * n, [None] * n
+    for k in range(n):
+        outs[k], backs[k] = call(fn, *[s[k] for s in seqs])
+
+    def pullback(g):
+        cts = [None] * len(seqs)
+        for k in range(n - 1, -1, -1):
+            if g[k] is None or backs[k] is None:
+                continue
+            c = pull(backs[k], densify(g[k]), outs[k], active, *[s[k] for s in seqs])
+            for j, ct in zip(active, c):
+                cts[j] = acc_item(cts[j], seqs[j], k, ct)
+        return (None, *cts)
+    return outs, pullback
+
+
+_sum_vjp = rules.RULES[np.sum].vjps[0]
+
+
+def sum_(seq, start=0):
+    """The builtin ``sum`` over a list, tuple or array (rows), with its pullback."""
+    if type(seq) not in (list, tuple, np.ndarray):
+        raise TypeError(f"sum over a {type(seq).__name__} of differentiable values; the "
+                        f"source engine differentiates sums of lists, tuples and arrays")
+    ans = builtins.sum(seq, start)
+
+    def pullback(g):
+        if type(seq) is np.ndarray:
+            return _sum_vjp(g, ans, seq, axis=0), g
+        return [g] * len(seq), g
+    return ans, pullback
+
+
+# -- the rules of Python's operators, where they also act on lists ------------------------
+
+def _concatenated(vjp, i):
+    def add_vjp(g, ans, x, y):
+        if type(ans) is list or type(ans) is tuple:  # x + y joined two sequences
+            return list(g[:len(x)]) if i == 0 else list(g[len(x):])
+        return vjp(g, ans, x, y)
+    return add_vjp
+
+
+def _repeated(vjp, i):
+    def mul_vjp(g, ans, x, y):
+        if type(ans) is list or type(ans) is tuple:  # [w] * n repeated a sequence
+            seq = x if i == 0 else y
+            if type(seq) is not list and type(seq) is not tuple:
+                return None  # the repeat count
+            m = len(seq)
+            out = [None] * m
+            for j, c in enumerate(g):
+                out[j % m] = acc(out[j % m], c, seq[j % m])
+            return out
+        return vjp(g, ans, x, y)
+    return mul_vjp
+
+
+def _indexed(vjp, i):
+    def getitem_vjp(g, ans, x, index):
+        if type(x) is list or type(x) is tuple:
+            out = [None] * len(x)
+            out[index] = g
+            return out
+        return vjp(g, ans, x, index)
+    return getitem_vjp
+
+
+_ON_SEQUENCES = {operator.add: _concatenated, operator.mul: _repeated,
+                 operator.getitem: _indexed}
+
+
+def static_vjp(fn, i):
+    """The vjp of argument ``i`` of ``fn`` for a call site whose function is known when the
+    code is generated (an operator, ``.T``, an array method); None if not differentiable."""
+    vjps = rules.lookup(fn).vjps
+    vjp = vjps[i] if i < len(vjps) else None
+    if vjp is None:
+        return None
+    wrap = _ON_SEQUENCES.get(fn)
+    return wrap(vjp, i) if wrap else vjp
+
+
+HELPERS = {"call": call, "pull": pull, "acc": acc, "acc_item": acc_item, "pack": pack,
+           "map": map_, "sum": sum_, "dense": densify}

@@ -1,0 +1,189 @@
+"""Source-to-source reverse mode: Python that differentiates Python (Zygote, YASSAD,
+MicroGrad.jl's primal and reverse passes).
+
+``transform(f)`` reads ``f``'s source (its file, through ``linecache`` and ``ast``),
+flattens it into a Wengert list in SSA form and generates two functions as Python text:
+
+* the *primal* computes the value with Python's own operators (floats stay floats),
+  dispatches each call at run time on the callee object (``np.sin``, a function with a
+  rule from ``rules.RULES``, a plain Python function that is transformed in turn) and
+  records, for each call, its pullback: the rule, or the callee's own adjoint;
+* the *adjoint*, a closure over the primal's values, replays the pullbacks in reverse,
+  accumulating the cotangent of a value used several times (``rules.accumulate``).
+
+Control flow is recorded as it runs: the primal notes which branch of an ``if`` ran and
+pushes, once per loop iteration, the values the adjoint needs; the adjoint pops them while
+running the loop backwards (``break`` and ``continue`` become flags first). Element loops
+over arrays (``for xi in x``) cost O(1) per element through the sparse cotangents of the
+indexing rule. Lists are values too: list displays, ``[w] * n``, ``map(user_fn, ...)`` and
+``sum``.
+
+The generated code is cached per function object and printable::
+
+    >>> print(source.transform(f))   # or source.show(f)
+
+Constructs the engine does not differentiate (``try``, ``with``, comprehensions, lambdas and
+defs inside the function, assignments into arrays, a ``return`` before the end, ...) raise
+:class:`SourceTransformError` naming the construct, the file and the line.
+"""
+
+import builtins
+import linecache
+import types
+import weakref
+
+import numpy as np
+
+from . import _source_runtime as _rt
+from . import rules
+from ._source_codegen import generate
+from ._source_lower import lower
+from ._source_parse import SourceTransformError
+
+__all__ = ["gradient", "transform", "show", "Transformed", "SourceTransformError"]
+
+
+class Transformed:
+    """The generated code of one function. ``code``: its Python text; ``primal(*args)``
+    returns ``(value, adjoint)`` and ``adjoint(g)`` one cotangent per parameter (once: it
+    consumes what the primal recorded)."""
+
+    __slots__ = ("name", "code", "primal", "index", "filename")
+
+    def __init__(self, name, code, primal, params, filename=None):
+        self.name, self.code, self.primal, self.filename = name, code, primal, filename
+        self.index = {p: i for i, p in enumerate(params)}
+
+    def __str__(self):
+        return self.code
+
+    def __repr__(self):
+        return f"<source transform of {self.name}>"
+
+
+def _bind(f, fir):
+    """Compile the generated factory and build the primal with ``f``'s live globals and
+    closure cells (the user's globals are read, never written)."""
+    code = generate(fir)
+    filename = f"<kernels.ad.source {f.__qualname__} {id(f):#x}>"
+    # tracebacks through generated code show its lines
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    namespace = {"__builtins__": builtins}
+    exec(compile(code, filename, "exec"), namespace)
+    made = namespace["_make"](*fir.helpers.values(), *(None for _ in fir.freevars))
+    cells = dict(zip(f.__code__.co_freevars, f.__closure__ or ()))
+    closure = tuple(cells.get(name, cell)
+                    for name, cell in zip(made.__code__.co_freevars, made.__closure__ or ()))
+    primal = types.FunctionType(made.__code__, f.__globals__, made.__name__, f.__defaults__,
+                                closure)
+    primal.__kwdefaults__ = f.__kwdefaults__
+    return Transformed(f.__qualname__, code, primal, [p.name for p in fir.params], filename)
+
+
+def _through_rule(f):
+    """``f`` has a rule (``rules.primitive``): the rule differentiates it, not its source."""
+    def primal(*args):
+        ans, back = _rt.call(f, *args)
+        return ans, lambda g: _rt.pull(back, g, ans, tuple(range(len(args))), *args)
+    code = f"# {f.__qualname__} is a primitive: its rule in kernels.ad.rules differentiates it\n"
+    return Transformed(f.__qualname__, code, primal, ())
+
+
+def transform(f):
+    """The generated primal and adjoint of the Python function ``f`` (cached per function)."""
+    t = _rt.TRANSFORMS.get(id(f))
+    if t is not None:
+        return t
+    if not isinstance(f, types.FunctionType):
+        raise TypeError(f"the source engine differentiates Python functions (def or lambda); "
+                        f"got {type(f).__name__}")
+    try:
+        has_rule = f in rules.RULES
+    except TypeError:
+        has_rule = False
+    t = _through_rule(f) if has_rule or hasattr(f, "__ad_primitive__") else _bind(f, lower(f))
+    _rt.TRANSFORMS[id(f)] = t
+    weakref.finalize(f, _forget, id(f), t.filename)
+    return t
+
+
+def _forget(key, filename):
+    _rt.TRANSFORMS.pop(key, None)
+    linecache.cache.pop(filename, None)
+
+
+_rt.BUILD = transform
+
+
+def show(f):
+    """Print the code generated for ``f``."""
+    print(transform(f).code)
+
+
+_transforms_get = _rt.TRANSFORMS.get
+_as_output = rules.as_output
+_FLOAT64 = np.dtype(np.float64)
+
+
+class _NotDifferentiable(Exception):
+    """An argument the engine does not differentiate reached the end of ``gradient``."""
+
+
+def _check_arguments(args):
+    for i, a in enumerate(args):
+        if isinstance(a, np.ndarray) and a.dtype.kind == "f" or isinstance(
+                a, (float, int, np.floating, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            continue
+        what = f"an array of dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
+        raise TypeError(f"argument {i} is {what}; the source engine differentiates real "
+                        f"floats and float arrays")
+
+
+def _output(ct, a):
+    """``rules.as_output(ct, a)``, skipped where it would return ``ct`` itself: a float64
+    array of ``a``'s shape that owns its writable data (not a view, not ``a``)."""
+    if type(a) is np.ndarray:
+        if (type(ct) is np.ndarray and ct.dtype is _FLOAT64 and ct.base is None
+                and ct.shape == a.shape and a.dtype is _FLOAT64 and ct is not a
+                and ct.flags.writeable):
+            return ct
+        if a.dtype.kind != "f":
+            raise _NotDifferentiable
+    elif type(a) is float:
+        if type(ct) is float:
+            return ct
+    elif not isinstance(a, (float, int, np.floating, np.integer)) or isinstance(a, (bool, np.bool_)):
+        raise _NotDifferentiable
+    return _as_output(ct, a)
+
+
+def _check_value(value, t):
+    if isinstance(value, np.ndarray):
+        if value.ndim == 0 and value.dtype.kind in "fiu":
+            return
+        what = f"an array of shape {value.shape}"
+    elif isinstance(value, (float, int, np.floating, np.integer)):
+        return
+    else:
+        what = f"a {type(value).__name__}"
+    raise ValueError(f"gradient needs a scalar-valued function; {t.name} returned {what}")
+
+
+def gradient(f, *args):
+    """The gradient of the scalar-valued ``f`` at ``args``: one entry per argument, of its
+    shape (a float for a float argument)."""
+    # The arguments are checked where f fails and where the cotangents are finished, not
+    # in a loop of their own: this path is the engine's overhead that the benchmarks time.
+    t = _transforms_get(id(f)) or transform(f)
+    try:
+        value, adjoint = t.primal(*args)
+    except Exception:
+        _check_arguments(args)  # a bad argument is the likelier story: name it
+        raise
+    if type(value) is not np.float64 and type(value) is not float:
+        _check_value(value, t)
+    try:
+        return tuple(map(_output, adjoint(1.0), args))
+    except _NotDifferentiable:
+        _check_arguments(args)
+        raise
