@@ -68,36 +68,36 @@ CASES = [
      lambda rng: (_pos(rng, 3, 4),), [np.reshape]),
     ("getitem", lambda x: x[0, 1] * x[2, 3] + np.sum(x[1] * x[:, 2][:, None]) + np.sum(x[[0, 0, 2]] ** 2),
      lambda rng: (_pos(rng, 3, 4),), [operator.getitem]),
-    ("element-loop", lambda x: _loop(x), lambda rng: (_pos(rng, 7),), [operator.getitem]),
+    ("element-loop", lambda x: element_loop(x), lambda rng: (_pos(rng, 7),), [operator.getitem]),
     ("fan-out", lambda x, y: np.sum(x * x * x + np.sin(x) * y + x * y), lambda rng: (_pos(rng, 5), _pos(rng)),
      [np.multiply]),
-    ("nested-functions", lambda x, y: _outer(x, y) + _outer(y, x), lambda rng: (_pos(rng, 4), _pos(rng, 4)),
+    ("nested-functions", lambda x, y: outer(x, y) + outer(y, x), lambda rng: (_pos(rng, 4), _pos(rng, 4)),
      [np.dot]),
-    ("index-loop", lambda x: _index_loop(x), lambda rng: (_pos(rng, 6),), [operator.getitem]),
+    ("index-loop", lambda x: _indexelement_loop(x), lambda rng: (_pos(rng, 6),), [operator.getitem]),
 ]
 
 
-def _loop(x):
+def element_loop(x):
     total = 0.0
     for xi in x:
         total = total + np.cos(2.0 * xi) * xi
     return total * len(x)
 
 
-def _index_loop(x):
+def _indexelement_loop(x):
     total = x[0]
     for i in range(1, len(x)):
         total = total * 0.5 + x[i] * x[i - 1]
     return total
 
 
-def _inner(x, y):
+def inner(x, y):
     return np.tanh(x) * y + x
 
 
-def _outer(x, y):
-    z = _inner(x, y)
-    return np.dot(z, _inner(z, x))
+def outer(x, y):
+    z = inner(x, y)
+    return np.dot(z, inner(z, x))
 
 
 IDS = [c[0] for c in CASES]

@@ -11,6 +11,7 @@ import pytest
 
 from kernels.ad import _source_runtime, problems, rules, source
 
+from .cases import element_loop, inner, outer
 from .gradcheck import check_gradient
 
 
@@ -88,17 +89,8 @@ def unpacking(x):
     return np.sum(a * b + c * d * e)
 
 
-def _inner(x, y):
-    return np.tanh(x) * y + x
-
-
-def _middle(x, y):
-    z = _inner(x, y)
-    return np.dot(z, _inner(z, x))
-
-
 def nested_calls(x, y):
-    return _middle(x, y) + _middle(y, x)
+    return outer(x, y) + outer(y, x)
 
 
 def _scaled(x, scale=2.0, *, shift=1.0):
@@ -144,17 +136,10 @@ def conditional_expression(x):
     return np.sum(y * x)
 
 
-def element_loop(x):
-    total = 0.0
-    for xi in x:
-        total = total + np.cos(2.0 * xi) * xi
-    return total * len(x)
-
-
 def row_loop(m):
     total = 0.0
     for row in m:
-        total = total + _inner(row, total) @ row
+        total = total + inner(row, total) @ row
     return total
 
 
@@ -220,7 +205,7 @@ def lists(w):
 
 
 def mapped(x):
-    return sum(map(np.sin, x)) + sum(map(_inner, x, x * 2.0)) + sum(x * x)
+    return sum(map(np.sin, x)) + sum(map(inner, x, x * 2.0)) + sum(x * x)
 
 
 def _vec(rng, n=4):
