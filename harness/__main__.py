@@ -1,13 +1,15 @@
 """``python -m harness COMMAND``: the harness's command line (the Makefile calls it).
 
-  validate   run every backend on every benchmarked gate and circuit, check each result
-             against the reference, print a table; exit 1 on any wrong result
+  validate   run every backend on every benchmarked gate and circuit, and every AD
+             backend on every AD problem, check each result against the reference,
+             print the tables; exit 1 on any wrong result
   quick      every asv benchmark once (--quick) on the small profile, nothing saved;
              exit non-zero if any benchmark failed
   bench      the asv sweep (profile default or full), results saved to results/
   threshold  measure where the parallel stride loop starts to beat the serial one
   table      the latest results' headline numbers as Markdown (ratios vs qulacs,
-             bandwidth, thread scaling)
+             bandwidth, thread scaling; AD gradient times vs manual, slowdown ratios,
+             the chunk sweep, the AD targets)
 """
 
 import argparse

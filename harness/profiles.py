@@ -1,5 +1,12 @@
 """Sweep sizes. ``default`` keeps ``make bench`` well inside 15 minutes on a 2-core
-machine; ``full`` is the seeds' 4..25 qubits; ``quick`` is the smoke run's."""
+machine; ``full`` is the seeds' 4..25 qubits and AD sizes; ``quick`` is the smoke run's.
+
+AD keys: ``ad_sizes`` lists, for the problems it names, the sizes n a profile runs (a
+problem not named runs at all the sizes of ``kernels.ad.problems``); ``ad_chunk_sizes``
+the problems and sizes of forward mode's chunk sweep; ``ad_max_seconds`` the longest a
+combination's first gradient may be predicted to take (``ad_backends.first_call_seconds``)
+before it is skipped, which keeps finite differences, AlgoPy and eager JAX off the large
+element loops, where one gradient takes minutes to hours."""
 
 import os
 
@@ -10,6 +17,9 @@ PROFILES = {
         "call_qubits": [4],
         "circuit_qubits": [4, 8],
         "thread_qubits": [12],
+        "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
+        "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
+        "ad_max_seconds": 0.4,
     },
     "default": {
         "rounds": 1,
@@ -17,6 +27,9 @@ PROFILES = {
         "call_qubits": [4, 12],
         "circuit_qubits": [4, 8, 12, 16],
         "thread_qubits": [16, 20, 22],
+        "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
+        "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600]},
+        "ad_max_seconds": 3.0,
     },
     "full": {
         "rounds": 2,
@@ -24,6 +37,10 @@ PROFILES = {
         "call_qubits": [4, 8, 12, 16],
         "circuit_qubits": list(range(4, 21, 2)),
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
+        "ad_sizes": {},
+        "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
+                           "trmul": [30], "mps": [30]},
+        "ad_max_seconds": 60.0,
     },
 }
 

@@ -1,14 +1,22 @@
 """``python -m harness table``: the headline numbers of the latest results as Markdown:
 best own kernel / qulacs per gate and n, effective bandwidth against the copy bandwidth,
-and thread scaling."""
+thread scaling; for AD, every backend's gradient time against the manual one, slowdown
+ratios, forward mode's chunk sweep, and the targets the AD engines are held to."""
+
+import numpy as np
 
 from harness import results
+from harness.ad_backends import input_size
+from kernels.ad import ENGINES
+from kernels.ad.problems import PROBLEMS
 
 OWN = ("subspace", "loop", "unrolled", "stride", "threaded")
 AMPLITUDE_BYTES = 16  # complex128
 
 
 def _fmt_time(t):
+    if t >= 1.0:
+        return f"{t:.3g} s"
     return f"{t * 1e6:.3g} us" if t < 1e-3 else f"{t * 1e3:.3g} ms"
 
 
@@ -77,12 +85,156 @@ def call_overhead(res):
     return "\n".join(lines)
 
 
+# -- AD --------------------------------------------------------------------------------------
+
+AD_GRADIENT = "ad_problems.Gradient.time_gradient"
+AD_SLOWDOWN = "ad_problems.Gradient.track_slowdown"
+AD_OBJECTIVE = "ad_problems.Objective.time_objective"
+AD_COMPILE = "ad_problems.Compile.track_compile_seconds"
+AD_CHUNK = "ad_chunks.ForwardChunk.time_gradient"
+
+
+def _by_case(data):
+    """{(problem, n): {backend: value}} from a table keyed by (case, backend), cases in
+    the order first seen (the suites' order), backends too."""
+    out = {}
+    for (case, backend), value in data.items():
+        out.setdefault(case, {})[backend] = value
+    return out
+
+
+def _columns(rows):
+    cols = []
+    for row in rows.values():
+        cols += [b for b in row if b not in cols]
+    return cols
+
+
+def _matrix(rows, cell):
+    """A problem x backend Markdown table; ``cell(row, backend)`` formats one entry."""
+    cols = _columns(rows)
+    lines = ["| problem | n | " + " | ".join(cols) + " |", "|---" * (2 + len(cols)) + "|"]
+    for (problem, n), row in rows.items():
+        lines.append(f"| {problem} | {n} | "
+                     + " | ".join(cell(row, b) if b in row else "-" for b in cols) + " |")
+    return "\n".join(lines)
+
+
+def ad_gradients(res):
+    """Each backend's minimum gradient time per case, with its ratio to the manual one."""
+    rows = _by_case(results.table(res, AD_GRADIENT))
+
+    def cell(row, b):
+        manual = row.get("manual")
+        return _fmt_time(row[b]) + (f" ({row[b] / manual:.3g}x)" if manual else "")
+    return "Minimum time of one gradient (ratio to the hand-written gradient)\n\n" + \
+        _matrix(rows, cell)
+
+
+def ad_slowdown(res):
+    """Gradient time / objective time of each backend, measured in one process (the
+    ForwardDiff seed's slowdown ratio; lower is better)."""
+    rows = _by_case(results.table(res, AD_SLOWDOWN))
+    return _matrix(rows, lambda row, b: f"{row[b]:.3g}")
+
+
+def ad_objectives(res):
+    """The objective as each backend evaluates it: the plain numpy f (what the manual
+    gradient and our engines run) and each peer's translation, with compile seconds."""
+    rows = _by_case(results.table(res, AD_OBJECTIVE))
+    try:
+        compiled = _by_case(results.table(res, AD_COMPILE))
+    except KeyError:
+        compiled = {}
+
+    def cell(row, b):
+        numpy = row.get("numpy")
+        return _fmt_time(row[b]) + (f" ({row[b] / numpy:.3g}x)" if numpy and b != "numpy" else "")
+    table = _matrix(rows, cell)
+    if compiled:
+        table += "\n\nCompile seconds (outside every timed call)\n\n" + \
+            _matrix(compiled, lambda row, b: f"{row[b]:.3g} s")
+    return table
+
+
+def _default_chunk(problem, n):
+    inputs = input_size(PROBLEMS[problem].make_args(n, np.random.default_rng(0)))
+    return ENGINES["forward"].default_chunk(inputs)
+
+
+def ad_chunks(res):
+    """Forward mode's gradient time per chunk, against the best chunk of the case."""
+    rows = _by_case(results.table(res, AD_CHUNK))
+    lines = ["| problem | n | chunk | time | vs best chunk |", "|---|---|---|---|---|"]
+    for (problem, n), row in rows.items():
+        best = min(row.values())
+        for chunk, t in sorted(row.items(), key=lambda kv: (kv[0] == "default", kv[0])):
+            label = f"default ({_default_chunk(problem, n)})" if chunk == "default" else chunk
+            lines.append(f"| {problem} | {n} | {label} | {_fmt_time(t)} | {t / best:.2f} |")
+    return "\n".join(lines)
+
+
+def _ratio(data, a, b):
+    return data[a] / data[b] if a in data and b in data else None
+
+
+def _best_forward(res, case):
+    """The fastest forward gradient of ``case``: the default chunk or any swept one."""
+    times = [results.table(res, AD_GRADIENT).get((case, "forward"))]
+    try:
+        times += [t for (c, _), t in results.table(res, AD_CHUNK).items() if c == case]
+    except KeyError:
+        pass
+    return min((t for t in times if t is not None), default=None)
+
+
+def ad_targets(res):
+    """The targets of the AD engines, each with the measured value where the results
+    have it: met, missed, or not measured."""
+    grad = results.table(res, AD_GRADIENT)
+    slow = results.table(res, AD_SLOWDOWN)
+    trmul = {b: t for (c, b), t in grad.items() if c == ("trmul", 30)}
+    rows = [
+        ("tr(A @ B) 30x30: reverse / manual", _ratio(trmul, "reverse", "manual"), "<=", 2.0),
+        ("tr(A @ B) 30x30: source / manual", _ratio(trmul, "source", "manual"), "<=", 1.3),
+        ("tr(A @ B) 30x30: reverse / torch", _ratio(trmul, "reverse", "torch"), "<=", 1 / 3),
+        ("tr(A @ B) 30x30: source / torch", _ratio(trmul, "source", "torch"), "<=", 1 / 3),
+    ]
+    # the seed compares at n >= 1600; at n = 16 differences beat any AD in Python
+    for n in sorted({n for ((p, n), _) in grad if p == "ackley_loop" and n >= 1600}):
+        case = ("ackley_loop", n)
+        best = _best_forward(res, case)
+        for peer, bound in (("finite", 8.0), ("algopy", 10.0)):  # algopy: "far ahead"
+            peer_time = grad.get((case, peer))
+            ratio = peer_time / best if best and peer_time else None
+            rows.append((f"Ackley loop n={n}: {peer} / forward (best chunk)", ratio, ">=", bound))
+    for backend in ("reverse", "source"):
+        value = slow.get((("ackley", 16000), backend))
+        rows.append((f"Ackley n=16000: {backend} gradient / objective", value, "<=", 10.0))
+    lines = ["| target | measured | bound | met |", "|---|---|---|---|"]
+    for what, value, op, bound in rows:
+        if value is None:
+            lines.append(f"| {what} | not measured | {op} {bound:.3g} | - |")
+            continue
+        met = value <= bound if op == "<=" else value >= bound
+        lines.append(f"| {what} | {value:.3g} | {op} {bound:.3g} | {'yes' if met else 'NO'} |")
+    return "\n".join(lines)
+
+
+AD_SECTIONS = (("AD: gradient time per backend", ad_gradients),
+               ("AD: slowdown ratio (gradient / objective, one process)", ad_slowdown),
+               ("AD: objective time per backend (ratio to the plain numpy f)", ad_objectives),
+               ("AD: forward mode's chunk sweep", ad_chunks),
+               ("AD: targets", ad_targets))
+
+
 def report(machine=None):
     name, res = results.latest(machine=machine)
     print(f"machine {name}, commit {res.commit_hash[:8]}\n")
     for title, fn in (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
                       ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling),
-                      ("Cost of the plain kernel call", call_overhead)):
+                      ("Cost of the plain kernel call", call_overhead),
+                      *AD_SECTIONS):
         print(f"## {title}\n")
         try:
             print(fn(res))

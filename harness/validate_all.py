@@ -1,9 +1,10 @@
 """``python -m harness validate``: every backend on every benchmarked gate and circuit,
-checked against the reference, as a table (ok / skipped with the reason / WRONG)."""
+checked against the reference, and every AD backend on every AD problem, checked against
+the hand-written gradient, as tables (ok / skipped with the reason / WRONG)."""
 
 import numpy as np
 
-from harness import backends, validate
+from harness import ad_backends, ad_validate, backends, validate
 from kernels.statevector import circuits
 from kernels.statevector.states import random_state
 
@@ -17,7 +18,21 @@ def cases(n):
     yield "QFT", circuits.qft(n)
 
 
+def _print_reasons(reasons, wrong):
+    for key, why in reasons.items():
+        print(f"  {key[0]} {' '.join(map(str, key[1:]))}: {why}")
+    print(f"{wrong} wrong result(s)")
+
+
 def validate_all(qubits):
+    """Both tables; 1 if any result was wrong."""
+    wrong = validate_statevector(qubits)
+    print()
+    wrong += validate_ad()
+    return 1 if wrong else 0
+
+
+def validate_statevector(qubits):
     names = backends.names()
     print(f"{'case':<12} {'n':>3}  " + " ".join(f"{b:>9}" for b in names))
     wrong = 0
@@ -39,7 +54,35 @@ def validate_all(qubits):
                     row.append("skip")
                     reasons.setdefault((b, "skip"), str(exc))
             print(f"{case:<12} {n:>3}  " + " ".join(f"{r:>9}" for r in row))
-    for key, why in reasons.items():
-        print(f"  {key[0]} {' '.join(map(str, key[1:]))}: {why}")
-    print(f"{wrong} wrong result(s)")
-    return 1 if wrong else 0
+    _print_reasons(reasons, wrong)
+    return wrong
+
+
+def validate_ad(sizes=None, names=None):
+    """Every AD backend (or ``names``) on every problem at its smallest size (or at
+    ``sizes[problem]``), against the hand-written gradient; returns the number wrong."""
+    from kernels.ad.problems import PROBLEMS
+    names = names or ad_backends.names()
+    print(f"{'problem':<12} {'n':>5}  " + " ".join(f"{b:>9}" for b in names))
+    wrong = 0
+    reasons = {}
+    for problem in PROBLEMS.values():
+        for n in (sizes or {}).get(problem.name, problem.sizes[:1]):
+            args = problem.make_args(n, np.random.default_rng(n))
+            expected = ad_validate.reference(problem, args)
+            row = []
+            for b in names:
+                try:
+                    ad_validate.validated_runner(ad_backends.get(b), problem, args, expected,
+                                                 what=f"{problem.name} n={n}")
+                    row.append("ok")
+                except validate.ValidationError as exc:
+                    row.append("WRONG")
+                    reasons[b, problem.name, n] = str(exc)
+                    wrong += 1
+                except NotImplementedError as exc:
+                    row.append("skip")
+                    reasons[b, problem.name, n] = str(exc)
+            print(f"{problem.name:<12} {n:>5}  " + " ".join(f"{r:>9}" for r in row), flush=True)
+    _print_reasons(reasons, wrong)
+    return wrong

@@ -1,0 +1,212 @@
+"""Every AD backend the suites compare, the hand-written gradient, our engines and the AD
+adapters alike, behind one small interface, so that a suite times the same problem at the
+same point on each of them.
+
+``get(name, **options).prepare(problem, args)`` returns a :class:`Runner`:
+
+* ``objective()`` and ``gradient()`` are the timed calls;
+* ``grads()`` runs the gradient and hands it back in the engines' form (one entry per
+  argument, a float for a float argument) for validation;
+* ``compile_seconds`` is what preparing cost a tool that compiles (None: no compile step).
+
+What each timed call contains, so that it is what a user of that backend pays:
+
+* ``manual``: the problem's hand-written value and gradient (vectorised numpy), the
+  baseline every ratio is taken against; its objective is the plain ``f``;
+* ``forward``, ``reverse``, ``source``, ``finite``: the whole ``engine.gradient(f, *args)``,
+  seeding, taping and code lookup included; their objective is the plain ``f`` too;
+* AD adapters: the tool's own prepared gradient (the function translated, traced or
+  compiled once in ``prepare``, outside the timed region), synchronised; their objective
+  is the tool's translated ``f``.
+
+:func:`evaluations` and :func:`first_call_seconds` are a crude cost model, in evaluations
+of the plain ``f``, that lets the suites skip combinations that would take far too long
+before running them even once.
+"""
+
+import math
+
+import numpy as np
+
+from kernels.ad import ENGINES
+
+
+class Unavailable(NotImplementedError):
+    """This backend cannot run here (tool missing, case not handled); asv skips it."""
+
+
+class Runner:
+    """One backend prepared on one problem at one point (see the module docstring)."""
+
+    __slots__ = ("objective", "gradient", "grads", "compile_seconds")
+
+    def __init__(self, objective, gradient, grads, compile_seconds=None):
+        self.objective, self.gradient, self.grads = objective, gradient, grads
+        self.compile_seconds = compile_seconds
+
+
+class ManualBackend:
+    name = "manual"
+
+    def check(self):
+        pass
+
+    def prepare(self, problem, args):
+        f, manual = problem.f, problem.manual
+        return Runner(lambda: f(*args), lambda: manual(*args), lambda: tuple(manual(*args)[1]))
+
+
+class EngineBackend:
+    """One of our engines; ``options`` go to every ``gradient`` call (forward's chunk)."""
+
+    def __init__(self, name, **options):
+        self.name, self.engine, self.options = name, ENGINES[name], options
+
+    def check(self):
+        pass
+
+    def prepare(self, problem, args):
+        f, engine_gradient, options = problem.f, self.engine.gradient, self.options
+        gradient = ((lambda: engine_gradient(f, *args, **options)) if options
+                    else (lambda: engine_gradient(f, *args)))
+        return Runner(lambda: f(*args), gradient, gradient)
+
+
+class AdapterBackend:
+    """An AD adapter module (``adapters.torch_ad``) as a backend."""
+
+    def __init__(self, module):
+        self.module, self.name = module, module.NAME
+
+    def check(self):
+        if not self.module.AVAILABLE:
+            raise Unavailable(f"{self.name}: {self.module.REASON}")
+
+    def prepare(self, problem, args):
+        self.check()
+        prepared = self.module.prepare(problem.f, *args)  # NotImplementedError: a skip
+        return Runner(prepared.objective, prepared.gradient,
+                      lambda: tuple(prepared.to_numpy(prepared.gradient())),
+                      prepared.compile_seconds)
+
+
+def ad_adapters():
+    """The AD adapter modules, whether their tool is installed or not (each says so in
+    AVAILABLE/REASON, and its backend skips with that reason); a module that fails to
+    import is left out (``adapters.available()`` reports why)."""
+    import adapters
+    modules = []
+    for name, kind in adapters.ADAPTERS.items():
+        if kind != "ad":
+            continue
+        try:
+            modules.append(adapters.load(name))
+        except Exception:
+            continue
+    return modules
+
+
+def names():
+    """Every AD backend name, in a fixed order: the baseline, our engines, the peers."""
+    return ["manual", *ENGINES, *adapter_names()]
+
+
+def adapter_names():
+    return [m.NAME for m in ad_adapters()]
+
+
+#: Peers whose ``prepare`` compiles (their Prepared reports compile_seconds); the others
+#: run eagerly.
+COMPILING = ("jax-jit",)
+
+
+def compiling_names():
+    return [name for name in adapter_names() if name in COMPILING]
+
+
+def get(name, **options):
+    """The backend ``name``; ``options`` are engine options (``chunk=`` for forward)."""
+    if name in ENGINES:
+        return EngineBackend(name, **options)
+    if options:
+        raise ValueError(f"backend {name!r} takes no options, got {sorted(options)}")
+    if name == "manual":
+        return ManualBackend()
+    for module in ad_adapters():
+        if module.NAME == name:
+            return AdapterBackend(module)
+    raise ValueError(f"unknown AD backend {name!r}; known: {names()}")
+
+
+def input_size(args):
+    """The number of scalar inputs: what finite differences and forward passes scale with."""
+    return sum(int(np.size(a)) for a in args)
+
+
+# -- cost model --------------------------------------------------------------------------------
+# One gradient's cost in evaluations of the plain f, fitted as an upper envelope to
+# measurements of every backend on the seeds' problems (2-core x86, numpy 2.4, torch 2.13,
+# jax 0.10, autograd 1.9, algopy 0.7): good for telling a second from an hour, no more.
+# Element-loop problems (problem.loop) are where backends differ most: every element
+# operation pays the backend's per-operation overhead instead of numpy's scalar one.
+# A lambda takes N, the number of scalar inputs.
+
+STEADY = {
+    "manual": {"loop": lambda N: 3.0, "vector": lambda N: 3.0},
+    "finite": {"loop": lambda N: 2.0 * N + 1, "vector": lambda N: 2.0 * N + 1},
+    # a node on the tape costs tens of numpy scalar operations (measured 30-60 on loops)
+    "reverse": {"loop": lambda N: 80.0, "vector": lambda N: 20.0},
+    "source": {"loop": lambda N: 80.0, "vector": lambda N: 20.0},
+    "torch": {"loop": lambda N: 200.0, "vector": lambda N: 30.0},
+    # measured 230 (n = 16) to 1020 (n = 1600 and 16000) on the Ackley loop
+    "autograd": {"loop": lambda N: 1200.0, "vector": lambda N: 100.0},
+    # eager jax.grad dispatches every primitive separately: 5000-11500 on loops
+    "jax": {"loop": lambda N: 12000.0, "vector": lambda N: 1000.0},
+    "jax-jit": {"loop": lambda N: 20.0, "vector": lambda N: 20.0},
+    # forward mode carrying all N directions: O(N) per operation (measured 108 at n = 16,
+    # 341 at 1600 on the loop; 5100 on vectorised Ackley at 1600)
+    "algopy": {"loop": lambda N: 100.0 + 0.15 * N, "vector": lambda N: 10.0 + 3.0 * N},
+}
+#: A peer not in STEADY (a new adapter): assume an eager tool's overhead.
+UNKNOWN = {"loop": lambda N: 1000.0, "vector": lambda N: 100.0}
+
+#: The first call (prepare and the validation gradient), where it costs much more than a
+#: steady gradient: (fixed seconds, multiplier of a steady gradient on element loops).
+FIRST_CALL = {
+    # eager JAX compiles each primitive it meets, once per process: 0.3-0.9 s on the
+    # vectorised problems; 15-35 steady gradients on the Ackley loop (160 s at n = 1600)
+    "jax": (0.5, 40.0),
+    # jax.jit traces and compiles: 0.1-0.5 s for vectorised code; tracing unrolls an
+    # element loop, ~3000 steady gradients (0.2 s for Ackley at n = 16, 3.6 s for the
+    # cubic fit at n = 100)
+    "jax-jit": (0.1, 3000.0),
+}
+
+
+def _forward(problem, N, chunk):
+    chunk = ENGINES["forward"].default_chunk(N) if chunk is None else min(chunk, N)
+    passes = math.ceil(N / chunk)
+    if problem.loop:
+        # a pass costs 20-70 evaluations, more as the chunk's partials widen (measured 72
+        # at one pass of 1600, 14 a pass at 31 passes of 517 over 16000)
+        return passes * (20.0 + 50.0 * chunk / N)
+    # every numpy call also carries a (chunk, ...) stack of partials: about chunk times
+    # f's own work per pass (measured within 3x of this on Ackley, trmul and mps)
+    return passes * (10.0 + chunk)
+
+
+def evaluations(name, problem, args, chunk=None):
+    """Predicted cost of one steady ``name`` gradient of ``problem`` at ``args``, in
+    evaluations of the plain ``f`` (``chunk``: forward's; None is its default)."""
+    N = input_size(args)
+    if name == "forward":
+        return _forward(problem, N, chunk)
+    return STEADY.get(name, UNKNOWN)["loop" if problem.loop else "vector"](N)
+
+
+def first_call_seconds(name, problem, args, f_seconds, chunk=None):
+    """Predicted seconds of ``name``'s first gradient (compilation included) given that
+    one plain ``f`` takes ``f_seconds``: what a suite's setup pays before timing."""
+    fixed, loop_factor = FIRST_CALL.get(name, (0.0, 1.0))
+    factor = loop_factor if problem.loop else 1.0
+    return fixed + factor * evaluations(name, problem, args, chunk) * f_seconds

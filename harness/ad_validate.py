@@ -1,0 +1,105 @@
+"""Validation before timing for the AD suites: every backend's gradient is compared with
+the problem's hand-written one once per parameter set; a wrong gradient fails the
+benchmark and it is never timed."""
+
+import numpy as np
+
+from harness.validate import ValidationError
+
+#: Relative error allowed, measured against the norm of the whole reference gradient (all
+#: arguments together), so that tiny components of a large gradient are not held to a
+#: relative standard they cannot meet in float64. AD is exact up to rounding: reordered
+#: sums over at most ~1e4 terms stay far below 1e-8.
+RTOL = 1e-8
+
+#: Central differences (kernels/ad/finite.py) are not exact: each component carries the
+#: rounding error of subtracting two nearly equal values of f, about eps |f| / h_i for the
+#: step h_i, so in norm eps |f| sqrt(sum 1/h_i**2). Where the gradient is small against f,
+#: as in Ackley at large n (components ~ 1/n while f ~ 4), that reaches 5e-7 of the
+#: gradient's norm at n = 16000, and grows with n. The allowance is this model times
+#: FINITE_MARGIN (measured errors on every problem: 0.2 to 1.6 times the model, 15 times
+#: once where f is near 0 and the model underestimates) plus FINITE_FLOOR for truncation,
+#: O(h**2) (measured below 1e-9). A wrong derivative is off by O(1) and still fails.
+FINITE_MARGIN = 100.0
+FINITE_FLOOR = 1e-7
+
+
+def finite_rounding(value, args, expected):
+    """The rounding error model of central differences, relative to the reference norm."""
+    from kernels.ad.finite import step_sizes
+    eps = np.finfo(float).eps
+    inverse_steps = np.sqrt(sum(np.sum(1.0 / np.square(step_sizes(a))) for a in args))
+    norm = np.sqrt(sum(np.sum(np.square(e)) for e in expected))
+    return float(eps * abs(value) * inverse_steps / norm) if norm > 0 else 0.0
+
+
+def tolerance(backend_name, problem, args, expected):
+    """The relative error (against the reference norm) allowed for ``backend_name``."""
+    if backend_name != "finite":
+        return RTOL
+    return FINITE_FLOOR + FINITE_MARGIN * finite_rounding(problem.f(*args), args, expected)
+
+
+def error(got, expected):
+    """The error of ``got`` against ``expected`` relative to the norm of ``expected``."""
+    diff = np.sqrt(sum(np.sum(np.square(np.subtract(g, e))) for g, e in zip(got, expected)))
+    norm = np.sqrt(sum(np.sum(np.square(e)) for e in expected))
+    return float(diff / norm) if norm > 0 else float(diff)
+
+
+def check(name, got, expected, what="", rtol=RTOL):
+    """Raise :class:`ValidationError` naming the backend if the gradient tuple ``got``
+    has the wrong form (length, shapes, float for float) or differs from ``expected``."""
+    if not isinstance(got, tuple):
+        raise ValidationError(f"{name} {what}: gradient must be a tuple, got {type(got).__name__}")
+    if len(got) != len(expected):
+        raise ValidationError(f"{name} {what}: {len(got)} gradient entries for "
+                              f"{len(expected)} arguments")
+    for i, (g, e) in enumerate(zip(got, expected)):
+        if isinstance(e, float):
+            if not isinstance(g, float):
+                raise ValidationError(f"{name} {what}: gradient {i} must be a float, "
+                                      f"got {type(g).__name__}")
+        elif not isinstance(g, np.ndarray) or g.shape != e.shape:
+            raise ValidationError(f"{name} {what}: gradient {i} must be an array of shape "
+                                  f"{e.shape}, got {np.shape(g)} ({type(g).__name__})")
+    err = error(got, expected)
+    if not err <= rtol:  # also catches NaN
+        raise ValidationError(f"{name} {what}: gradient error {err:.3g} relative to its "
+                              f"norm > {rtol:g}")
+    return err
+
+
+def check_value(name, value, expected, what=""):
+    """Raise :class:`ValidationError` if an objective's value (a float, or a tool's
+    0-d tensor or array) differs from the plain ``f``'s ``expected``."""
+    try:
+        got = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{name} {what}: the objective returned "
+                              f"{type(value).__name__}, not a scalar") from None
+    if not abs(got - expected) <= RTOL * max(1.0, abs(expected)):
+        raise ValidationError(f"{name} {what}: objective {got!r}, expected {expected!r}")
+    return got
+
+
+def reference(problem, args):
+    """The hand-written gradient of ``problem`` at ``args``, in the engines' form."""
+    return tuple(problem.manual(*args)[1])
+
+
+def validated_runner(backend, problem, args, expected=None, what=""):
+    """``backend`` prepared on ``problem`` at ``args`` (this also compiles and warms up
+    JIT code), its gradient and objective checked once against the reference (the
+    hand-written gradient, the plain ``f``); returns the runner.
+
+    NotImplementedError (unavailable backend, case not handled) passes through: a skip.
+    """
+    backend.check()
+    runner = backend.prepare(problem, args)
+    if expected is None:
+        expected = reference(problem, args)
+    check(backend.name, runner.grads(), expected, what,
+          tolerance(backend.name, problem, args, expected))
+    check_value(backend.name, runner.objective(), float(problem.f(*args)), what)
+    return runner

@@ -1,0 +1,89 @@
+"""What every AD suite shares: one-thread pinning before numpy and the tools load, the
+profile's problems and sizes, the seeded arguments, skipping what would take far too
+long, and a validated runner per parameter set."""
+
+from harness import threads
+
+threads.pin_env(1)  # before numpy, torch and JAX start their thread pools
+
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from harness import ad_backends, ad_validate, profiles  # noqa: E402
+from kernels.ad.problems import PROBLEMS  # noqa: E402
+
+PROFILE = profiles.current()
+ROUNDS = PROFILE["rounds"]
+SEED = 20151116  # the date of the ForwardDiff.jl seed's post
+
+#: Backends the suites compare, adapters imported here, once, in asv's forkserver.
+BACKENDS = ad_backends.names()
+ADAPTERS = ad_backends.adapter_names()
+
+#: asv's warm-up before timing: none needed, setup's validation call has run the code
+#: (and asv's choice of calls per sample runs it again).
+WARMUP = 0.0
+
+
+def sizes(problem, table="ad_sizes"):
+    """The sizes the profile runs ``problem`` at (``table``: ``ad_sizes``, where a problem
+    not named runs at all its sizes, or ``ad_chunk_sizes``, where it is not swept)."""
+    chosen = PROFILE[table].get(problem)
+    if chosen is None:
+        return list(PROBLEMS[problem].sizes) if table == "ad_sizes" else []
+    return list(chosen)
+
+
+def cases(table="ad_sizes"):
+    """The (problem, n) pairs the profile runs, in the registry's order. One parameter
+    rather than problem x n: the problems' sizes differ, and every skipped combination
+    of a cross product would cost asv a process."""
+    return [(p, n) for p in PROBLEMS for n in sizes(p, table)]
+
+
+def problem_args(case):
+    """(Problem, args) for ``case`` = (problem, n): the same arguments for every backend."""
+    problem, n = case
+    p = PROBLEMS[problem]
+    return p, p.make_args(n, np.random.default_rng(SEED + n))
+
+
+def best_seconds(fn, repeat=5, max_seconds=1.0, min_sample=0.005):
+    """The minimum over up to ``repeat`` samples (none past ``max_seconds``) of one call's
+    time, each sample calling ``fn`` often enough to last ``min_sample`` seconds."""
+    start = time.perf_counter()
+    fn()
+    best = time.perf_counter() - start
+    number = 1 if best >= min_sample else int(min_sample / max(best, 1e-9)) + 1
+    for _ in range(repeat):
+        if time.perf_counter() - start > max_seconds:
+            break
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / number)
+    return best
+
+
+def prepare(case, backend, **options):
+    """A validated runner of ``backend`` on ``case`` = (problem, n) (``options``: engine
+    options, forward's chunk).
+
+    Raises NotImplementedError (asv skips the combination) when the backend is unavailable
+    or does not handle the case, or its first gradient is predicted to take longer than
+    the profile's ``ad_max_seconds``; raises ValidationError on a wrong gradient.
+    """
+    p, args = problem_args(case)
+    engine = ad_backends.get(backend, **options)
+    engine.check()
+    seconds = ad_backends.first_call_seconds(
+        backend, p, args, best_seconds(lambda: p.f(*args), repeat=2, max_seconds=0.1),
+        options.get("chunk"))
+    limit = PROFILE["ad_max_seconds"]
+    what = f"{case[0]} n={case[1]}"
+    if seconds > limit:
+        raise NotImplementedError(f"{backend} on {what}: its first gradient is predicted to "
+                                  f"take {seconds:.3g} s, over this profile's "
+                                  f"ad_max_seconds = {limit:g}")
+    return ad_validate.validated_runner(engine, p, args, what=what)

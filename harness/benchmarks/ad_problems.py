@@ -1,0 +1,93 @@
+"""The seeds' AD problems (tr(A @ B), the quadratic form, the matrix product state, the
+rational and trigonometric scalars, the cubic fit through map, Ackley as an element loop
+and vectorised) on every AD backend: the hand-written gradient, our four engines and the
+peers, one thread, float64, the same arguments for all.
+
+A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
+
+from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ROUNDS, WARMUP, best_seconds, cases,
+                        prepare, sizes)
+
+from harness.ad_backends import compiling_names
+
+#: In the objective suite, "numpy" is the plain f that the manual gradient and all our
+#: engines evaluate; each peer evaluates its own translation of it.
+OBJECTIVES = ["numpy", *ADAPTERS]
+
+
+class Gradient:
+    """One gradient per call: for our engines the whole ``engine.gradient(f, *args)``,
+    for a peer its prepared (traced, compiled) gradient."""
+
+    params = (cases(), BACKENDS)
+    param_names = ["case", "backend"]
+    timeout = 600
+    rounds = ROUNDS
+    repeat = (1, 5, 0.25)  # at most 5 samples or ~0.25 s per combination
+    warmup_time = WARMUP
+
+    def setup(self, case, backend):
+        self.runner = prepare(case, backend)
+
+    def time_gradient(self, case, backend):
+        self.runner.gradient()
+
+    def track_slowdown(self, case, backend):
+        """Gradient time over objective time, both the minimum of a few samples taken
+        here with one timer: the seeds' slowdown ratio (lower is better)."""
+        ratio = (best_seconds(self.runner.gradient, max_seconds=0.3)
+                 / best_seconds(self.runner.objective, max_seconds=0.2))
+        return float(f"{ratio:.4g}")  # asv prints every digit
+
+    track_slowdown.unit = "ratio"
+
+
+class GradientMemory:
+    """Peak memory (the whole process's, imported tools included) around one gradient, at
+    the profile's largest size of each problem that has several: in smaller cases it is
+    the tools' import footprint and nothing else."""
+
+    params = ([(p, n) for p, n in cases() if n == max(sizes(p)) and len(PROBLEMS[p].sizes) > 1],
+              BACKENDS)
+    param_names = ["case", "backend"]
+    timeout = 600
+
+    def setup(self, case, backend):
+        self.runner = prepare(case, backend)
+
+    def peakmem_gradient(self, case, backend):
+        self.runner.gradient()
+
+
+class Objective:
+    """The objective alone, as each backend evaluates it (see :data:`OBJECTIVES`)."""
+
+    params = (cases(), OBJECTIVES)
+    param_names = ["case", "backend"]
+    timeout = 600
+    rounds = ROUNDS
+    repeat = (1, 5, 0.25)
+    warmup_time = WARMUP
+
+    def setup(self, case, backend):
+        self.runner = prepare(case, "manual" if backend == "numpy" else backend)
+
+    def time_objective(self, case, backend):
+        self.runner.objective()
+
+
+class Compile:
+    """Seconds a compiling peer (jax.jit) spends tracing and compiling in ``prepare``,
+    outside every timed region above."""
+
+    params = (cases(), compiling_names())
+    param_names = ["case", "backend"]
+    timeout = 600
+    rounds = ROUNDS
+    unit = "seconds"
+
+    def setup(self, case, backend):
+        self.runner = prepare(case, backend)
+
+    def track_compile_seconds(self, case, backend):
+        return self.runner.compile_seconds

@@ -1,0 +1,246 @@
+"""The AD side of the harness: backends, validation before timing, the cost model that
+skips hopeless combinations, profiles, the suites' setup, and the tables."""
+
+import datetime
+import json
+import math
+import types
+
+import numpy as np
+import pytest
+from asv import results as asv_results
+from asv.runner import BenchmarkResult
+
+from harness import ad_backends, ad_validate, profiles, results, tables, validate_all
+from kernels.ad.problems import PROBLEMS
+
+
+def _args(name, n, seed=0):
+    return PROBLEMS[name].make_args(n, np.random.default_rng(seed))
+
+
+def test_names_and_get():
+    names = ad_backends.names()
+    assert names[:5] == ["manual", *ad_backends.ENGINES]
+    assert set(ad_backends.ENGINES) == {"forward", "reverse", "source", "finite"}
+    assert {"torch", "autograd", "jax", "jax-jit", "algopy"} <= set(names)
+    with pytest.raises(ValueError, match="unknown AD backend 'nope'"):
+        ad_backends.get("nope")
+    with pytest.raises(ValueError, match="backend 'manual' takes no options"):
+        ad_backends.get("manual", chunk=2)
+
+
+@pytest.mark.parametrize("name", ["manual", "forward", "reverse", "source", "finite"])
+def test_runner_gradient_and_objective(name):
+    problem = PROBLEMS["quadratic"]
+    args = _args("quadratic", 5)
+    runner = ad_backends.get(name).prepare(problem, args)
+    assert runner.objective() == problem.f(*args)
+    expected = ad_validate.reference(problem, args)
+    ad_validate.check(name, runner.grads(), expected,
+                      rtol=ad_validate.tolerance(name, problem, args, expected))
+
+
+def test_engine_options_reach_every_call(monkeypatch):
+    seen = []
+    forward = ad_backends.ENGINES["forward"]
+    monkeypatch.setattr(forward, "gradient", lambda f, *a, **kw: seen.append(kw) or ())
+    ad_backends.get("forward", chunk=3).prepare(PROBLEMS["ackley"], _args("ackley", 8)).gradient()
+    assert seen == [{"chunk": 3}]
+
+
+def test_unavailable_adapter_is_a_skip_with_its_reason():
+    module = types.SimpleNamespace(NAME="fake", AVAILABLE=False, REASON="fake is not installed")
+    backend = ad_backends.AdapterBackend(module)
+    with pytest.raises(NotImplementedError, match="fake: fake is not installed"):
+        ad_validate.validated_runner(backend, PROBLEMS["trig"], _args("trig", 1))
+
+
+class _Broken(ad_backends.EngineBackend):
+    """reverse with one gradient entry off by ``scale``, or a wrong objective."""
+
+    def __init__(self, scale=1.0, objective_shift=0.0):
+        super().__init__("reverse")
+        self.scale, self.shift = scale, objective_shift
+
+    def prepare(self, problem, args):
+        inner = super().prepare(problem, args)
+
+        def grads():
+            g = list(inner.grads())
+            g[0] = g[0] * self.scale
+            return tuple(g)
+        return ad_backends.Runner(lambda: inner.objective() + self.shift, grads, grads)
+
+
+def test_wrong_gradient_fails_validation_before_timing():
+    problem, args = PROBLEMS["trmul"], _args("trmul", 6)
+    with pytest.raises(ad_validate.ValidationError, match=r"reverse trmul: gradient error"):
+        ad_validate.validated_runner(_Broken(1 + 1e-6), problem, args, what="trmul")
+    with pytest.raises(ad_validate.ValidationError, match="objective"):
+        ad_validate.validated_runner(_Broken(objective_shift=1e-3), problem, args)
+    assert ad_validate.validated_runner(_Broken(), problem, args) is not None
+
+
+def test_check_catches_form_and_nan():
+    expected = (np.ones(3), 2.0)
+    cases = [((np.ones(3),), "1 gradient entries for 2"),
+             ([np.ones(3), 2.0], "must be a tuple"),
+             ((np.ones(4), 2.0), r"shape \(3,\)"),
+             ((np.ones(3), np.array(2.0)), "must be a float"),
+             ((np.array([1, np.nan, 1]), 2.0), "error nan")]
+    for got, message in cases:
+        with pytest.raises(ad_validate.ValidationError, match=message):
+            ad_validate.check("x", got, expected)
+
+
+def test_finite_tolerance_follows_rounding_and_still_catches_errors():
+    problem = PROBLEMS["ackley"]
+    small, large = _args("ackley", 16), _args("ackley", 1600)
+    tol = {n: ad_validate.tolerance("finite", problem, a, ad_validate.reference(problem, a))
+           for n, a in ((16, small), (1600, large))}
+    assert ad_validate.FINITE_FLOOR < tol[16] < tol[1600] < 1e-4
+    assert ad_validate.tolerance("reverse", problem, small, None) == ad_validate.RTOL
+    runner = ad_validate.validated_runner(ad_backends.get("finite"), problem, large)
+    wrong = tuple(g * 1.01 for g in runner.grads())
+    with pytest.raises(ad_validate.ValidationError):
+        ad_validate.check("finite", wrong, ad_validate.reference(problem, large), rtol=tol[1600])
+
+
+def test_cost_model():
+    loop, vector = PROBLEMS["ackley_loop"], PROBLEMS["ackley"]
+    args = _args("ackley", 1600)
+    assert ad_backends.evaluations("finite", loop, args) == 3201
+    # forward: one pass per chunk; fewer, wider passes cost less on a loop
+    assert ad_backends.evaluations("forward", loop, args, chunk=1) > \
+        10 * ad_backends.evaluations("forward", loop, args, chunk=1600)
+    assert ad_backends.evaluations("algopy", vector, args) > \
+        ad_backends.evaluations("algopy", vector, _args("ackley", 16))
+    # eager JAX's first call on a loop costs far more than a steady gradient
+    assert ad_backends.first_call_seconds("jax", loop, args, 1e-3) > \
+        10 * ad_backends.evaluations("jax", loop, args) * 1e-3
+    assert ad_backends.evaluations("new-tool", vector, args) == \
+        ad_backends.UNKNOWN["vector"](1600)
+
+
+@pytest.mark.parametrize("name", sorted(profiles.PROFILES))
+def test_profiles_name_real_problems_and_sizes(name):
+    profile = profiles.PROFILES[name]
+    assert profile["ad_max_seconds"] > 0
+    for table in ("ad_sizes", "ad_chunk_sizes"):
+        for problem, sizes in profile[table].items():
+            assert set(sizes) <= set(PROBLEMS[problem].sizes), (name, table, problem)
+    if name == "quick":  # the smoke run: every problem at its smallest size only
+        assert all(sizes == [min(PROBLEMS[p].sizes)] for p, sizes in profile["ad_sizes"].items())
+
+
+def test_gradient_suite_setup_validates_times_and_skips():
+    from harness.benchmarks import ad_problems as suite
+
+    bench = suite.Gradient()
+    bench.setup(("trmul", 30), "reverse")
+    bench.time_gradient(("trmul", 30), "reverse")
+    assert bench.track_slowdown(("trmul", 30), "reverse") > 1
+    with pytest.raises(NotImplementedError, match="finite on ackley_loop n=16000: its first "
+                                                  "gradient is predicted to take"):
+        bench.setup(("ackley_loop", 16000), "finite")
+    with pytest.raises(NotImplementedError, match="algopy"):
+        bench.setup(("trmul", 30), "algopy")  # AlgoPy has no @
+
+
+def test_objective_and_compile_suites():
+    from harness.benchmarks import ad_problems as suite
+
+    objective = suite.Objective()
+    objective.setup(("rational", 1), "numpy")
+    objective.time_objective(("rational", 1), "numpy")
+    assert suite.Compile.params[1] == ["jax-jit"]  # the eager peers compile nothing
+    compile_ = suite.Compile()
+    compile_.setup(("rational", 1), "jax-jit")
+    assert compile_.track_compile_seconds(("rational", 1), "jax-jit") > 0
+
+
+def test_chunk_sweep():
+    from harness.benchmarks import ad_chunks as suite
+
+    assert suite.chunks([("ackley", 16), ("trmul", 30)]) == \
+        [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1800, "default"]
+    bench = suite.ForwardChunk()
+    bench.setup(("ackley", 16), 4)
+    bench.time_gradient(("ackley", 16), 4)
+    with pytest.raises(NotImplementedError, match="chunk 32 exceeds the 16 inputs"):
+        bench.setup(("ackley", 16), 32)
+    with pytest.raises(NotImplementedError, match="MiB of partials"):
+        bench.setup(("ackley", 16000), 8192)
+
+
+def test_validate_ad_table_counts_wrong_gradients(monkeypatch, capsys):
+    sizes = {name: [] for name in PROBLEMS} | {"rational": [1]}
+    assert validate_all.validate_ad(sizes, ["manual", "reverse"]) == 0
+    monkeypatch.setattr(validate_all.ad_backends, "get", lambda name: _Broken(2.0))
+    assert validate_all.validate_ad(sizes, ["reverse"]) == 1
+    out = capsys.readouterr().out
+    assert "rational         1      WRONG" in out and "1 wrong result(s)" in out
+
+
+# -- tables from a small results directory ----------------------------------------------------
+
+def _add(res, name, params, values):
+    """Record benchmark ``name`` with ``params`` (lists of reprs); ``values`` in asv's
+    order, the last parameter varying fastest; NaN is a skip."""
+    bench = {"name": name, "version": "1", "params": params}
+    res.add_result(bench, BenchmarkResult(
+        result=values, samples=[None] * len(values), number=[None] * len(values), errcode=0,
+        stderr="", profile=None),
+        started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc), duration=1.0)
+
+
+def _ad_results(tmp_path):
+    machine = "box"
+    (tmp_path / machine).mkdir()
+    (tmp_path / machine / "machine.json").write_text(json.dumps({"machine": machine,
+                                                                 "version": 1}))
+    res = asv_results.Results({"machine": machine}, {}, "abcdef1234567890", 1700000000000,
+                              "3.11", "existing-py", {})
+    cases = [repr(("trmul", 30)), repr(("ackley_loop", 1600)), repr(("ackley", 16000))]
+    backends = ["'manual'", "'forward'", "'reverse'", "'source'", "'finite'", "'torch'",
+                "'algopy'"]
+    nan = math.nan
+    _add(res, tables.AD_GRADIENT, [cases, backends],
+         [1e-5, 2e-2, 1.5e-5, 1.2e-5, 2e-2, 5e-5, nan,
+          4e-5, 3e-2, 2.5e-2, 2e-2, 1.5, 6e-2, 0.16,
+          5e-4, 2.0, 1e-3, 9e-4, nan, 2e-3, nan])
+    _add(res, tables.AD_SLOWDOWN, [cases, backends],
+         [2.5, 5000, 4.0, 3.0, 4000, 9.0, nan,
+          0.1, 70, 55, 40, 3000, 4, 100,
+          1.2, 5000, 2.5, 12.0, nan, 3, nan])
+    _add(res, tables.AD_CHUNK, [[repr(("ackley_loop", 1600))], ["512", "1600", "'default'"]],
+         [2.5e-2, 3e-2, 3e-2])
+    _add(res, tables.AD_OBJECTIVE, [[repr(("trmul", 30))], ["'numpy'", "'torch'"]], [4e-6, 8e-6])
+    res.save(str(tmp_path))
+    return results.latest(tmp_path, machine)[1]
+
+
+def test_ad_tables_render_markdown(tmp_path):
+    res = _ad_results(tmp_path)
+    grads = tables.ad_gradients(res)
+    header = "| problem | n | manual | forward | reverse | source | finite | torch | algopy |"
+    assert header in grads
+    assert "| trmul | 30 | 10 us (1x) | 20 ms (2e+03x) | 15 us (1.5x) | 12 us (1.2x) " \
+           "| 20 ms (2e+03x) | 50 us (5x) | - |" in grads
+    assert "| ackley_loop | 1600 | 40 us (1x) |" in grads and "| 1.5 s (3.75e+04x) |" in grads
+    assert "| ackley | 16000 | 1.2 | 5e+03 | 2.5 | 12 | - | 3 | - |" in tables.ad_slowdown(res)
+    assert "| trmul | 30 | 4 us | 8 us (2x) |" in tables.ad_objectives(res)
+    chunks = tables.ad_chunks(res)
+    assert "| ackley_loop | 1600 | 512 | 25 ms | 1.00 |" in chunks
+    assert "| ackley_loop | 1600 | default (1600) | 30 ms | 1.20 |" in chunks
+
+
+def test_ad_targets_are_checked(tmp_path):
+    targets = tables.ad_targets(_ad_results(tmp_path))
+    assert "| tr(A @ B) 30x30: reverse / manual | 1.5 | <= 2 | yes |" in targets
+    assert "| tr(A @ B) 30x30: source / torch | 0.24 | <= 0.333 | yes |" in targets
+    # the best forward chunk (512: 25 ms) against finite (1.5 s) and algopy (0.16 s)
+    assert "| Ackley loop n=1600: finite / forward (best chunk) | 60 | >= 8 | yes |" in targets
+    assert "| Ackley loop n=1600: algopy / forward (best chunk) | 6.4 | >= 10 | NO |" in targets
+    assert "| Ackley n=16000: source gradient / objective | 12 | <= 10 | NO |" in targets
