@@ -184,7 +184,10 @@ FIRST_CALL = {
 
 
 def _forward(problem, N, chunk):
-    chunk = ENGINES["forward"].default_chunk(N) if chunk is None else min(chunk, N)
+    if chunk is None:  # forward's default adapts after its first pass (see its _passes)
+        fw = ENGINES["forward"]
+        chunk = fw.loop_chunk(N) if problem.loop else fw.default_chunk(N)
+    chunk = min(chunk, N)
     passes = math.ceil(N / chunk)
     if problem.loop:
         # a pass costs 20-70 evaluations, more as the chunk's partials widen (measured 72

@@ -24,26 +24,43 @@ import numpy as np
 
 from . import rules
 
-#: Upper bound on the seed partials (chunk x input elements) of one pass, in bytes. In
-#: Python every pass pays interpreter overhead per operation, so fewer, larger chunks win
-#: (unlike Julia, where ForwardDiff caps chunks at 12); memory is what stops them.
-CHUNK_BYTES = 64 * 2 ** 20
+#: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
+#: Vectorised code makes every intermediate as large as its seed: too large a chunk falls
+#: out of cache (the MPS product: 12 ms at 128 directions, 52 ms in one pass of 2700),
+#: too small a one pays the passes' interpreter overhead and recomputes the value each pass
+#: (vectorised Ackley, n = 16000: 7.5 s at 32 directions, 1.9 s at 517). 16 MiB sits
+#: between the two on this project's problems (a noisy 2-core machine: see ad_chunks).
+CHUNK_BYTES = 16 * 2 ** 20
+
+#: Largest chunk for an element loop (a pass that never needed dense seeds, where each
+#: scalar operation carries ``chunk`` partials): Python pays its interpreter overhead per
+#: operation per pass, so one pass over the whole input is fastest (16000 elements: 1.3 s
+#: in one pass against 2.7 s in 31).
+LOOP_CHUNK = 2 ** 15
 
 _tags = itertools.count(1)
 
 
 def default_chunk(n):
-    """The chunk ``gradient`` uses for ``n`` input elements when none is given.
+    """The chunk of the first pass of ``gradient`` for ``n`` input elements when none is
+    given (later passes may use :func:`loop_chunk`).
 
-    ForwardDiff's rule, with a memory bound for the threshold: the largest chunk whose
-    dense seed (``chunk * n`` float64) fits :data:`CHUNK_BYTES`, then balanced so all
-    passes are the same size (1600 elements in 1 pass, 16000 in 31 passes of 517).
+    ForwardDiff's rule with the threshold set by memory instead of 12: the largest chunk
+    whose dense seed (``chunk * n`` float64) fits :data:`CHUNK_BYTES`, then balanced so all
+    passes are the same size (1600 elements: 2 passes of 800; 16000: 123 passes of 131).
     """
-    if n < 1:
-        return 1
-    limit = max(1, CHUNK_BYTES // (8 * n))
+    return _balanced(n, max(1, CHUNK_BYTES // (8 * max(n, 1))))
+
+
+def loop_chunk(n):
+    """The chunk of the remaining passes once a pass has shown ``f`` only reads its input
+    element by element (no dense seed was needed): one pass up to :data:`LOOP_CHUNK`."""
+    return _balanced(n, LOOP_CHUNK)
+
+
+def _balanced(n, limit):
     if n <= limit:
-        return n
+        return max(n, 1)
     passes = -(-n // limit)
     return -(-n // passes)
 
@@ -173,22 +190,35 @@ class _Seed(Dual):
 
 def _apply(fn, args, kwargs):
     """``fn(*args, **kwargs)`` on values, and its batched jvp on the partials of the
-    newest tag's Duals (older tags are constants here, see the module docstring)."""
-    top = 0
+    Duals. One pass over the arguments; nested levels meeting go to :func:`_apply_nested`."""
+    values, tangents, top = [], [], 0
     for a in args:
-        if isinstance(a, Dual) and a.tag > top:
-            top = a.tag
-    values, tangents = [], []
-    for a in args:
-        if isinstance(a, Dual) and a.tag == top:
+        if isinstance(a, Dual):
+            if a.tag != top:
+                if top:
+                    return _apply_nested(fn, args, kwargs)
+                top = a.tag
             values.append(a.value)
             tangents.append(a.partials)
         else:
             values.append(a)
             tangents.append(None)
-    rule = rules.lookup(fn)
+    return _finish(fn, values, tangents, kwargs, top)
+
+
+def _apply_nested(fn, args, kwargs):
+    """Duals of several tags: differentiate for the newest, the older ones are constants
+    here (their level is handled when numpy reaches their values)."""
+    top = max(a.tag for a in args if isinstance(a, Dual))
+    values = [a.value if isinstance(a, Dual) and a.tag == top else a for a in args]
+    tangents = [a.partials if isinstance(a, Dual) and a.tag == top else None for a in args]
+    return _finish(fn, values, tangents, kwargs, top)
+
+
+def _finish(fn, values, tangents, kwargs, tag):
+    rule = rules.RULES.get(fn) or rules.lookup(fn)
     ans = _evaluate(fn, values, kwargs)
-    return Dual(ans, rule.jvp(tangents, ans, *values, **kwargs), top)
+    return Dual(ans, rule.jvp(tangents, ans, *values, **kwargs), tag)
 
 
 def _evaluate(fn, values, kwargs):
@@ -243,14 +273,35 @@ def _seeds(args, start, chunk, tag):
 
 
 def _passes(f, args, chunk):
-    """Run ``f`` once per chunk; yield (start, chunk, result) per pass."""
+    """Run ``f`` once per chunk; yield (start, size, tag, result) per pass.
+
+    With ``chunk=None`` the first pass uses :func:`default_chunk`; if it never needed a
+    dense seed (an element loop), the rest use :func:`loop_chunk`. Chunks may differ
+    between passes: each direction's arithmetic is the same whatever its chunk.
+    """
     _check_args(args)
     n = sum(int(np.size(a)) for a in args)
+    adaptive = chunk is None
     chunk = _check_chunk(chunk, n)
-    for start in range(0, n, chunk):
+    start = 0
+    while start < n:
         size = min(chunk, n - start)
         tag = next(_tags)
-        yield start, size, tag, f(*_seeds(args, start, size, tag))
+        seeds = _seeds(args, start, size, tag)
+        yield start, size, tag, f(*seeds)
+        start += size
+        if adaptive:
+            adaptive = False
+            if not any(_dense_built(s) for s in seeds):
+                chunk = loop_chunk(n - start) if start < n else chunk
+
+
+def _dense_built(seed):
+    try:
+        object.__getattribute__(seed, "partials")  # not __getattr__: that would build it
+    except AttributeError:
+        return False
+    return isinstance(seed, _Seed)
 
 
 def _partials_of(result, tag, size, shape):

@@ -71,8 +71,14 @@ def lookup(fn):
 # -- broadcasting and cotangent accumulation ---------------------------------------------
 
 def _ndim(x):
-    # np.ndim dispatches through __array_function__ (~0.5 us); the rules ask it on every call.
-    return x.ndim if type(x) is np.ndarray else np.ndim(x)
+    # np.ndim dispatches through __array_function__ (~0.5 us); the rules ask it on every
+    # call, and an element loop's scalars are floats and numpy float64s.
+    kind = type(x)
+    if kind is np.ndarray or kind is np.float64:
+        return x.ndim
+    if kind is float or kind is int:
+        return 0
+    return np.ndim(x)
 
 
 def unbroadcast(ct, shape):
@@ -195,15 +201,23 @@ def defpartials(fn, *partials, name=None):
             return None
         return lambda g, ans, *args: g * partial(ans, *args)
 
-    def jvp(tangents, ans, *args):
-        out = None
-        ndim = _ndim(ans)
-        for t, partial in zip(tangents, partials):
-            if t is None:
-                continue
-            term = partial(ans, *args) * _lift(t, ndim)
-            out = term if out is None else out + term
-        return out
+    if len(partials) == 1:
+        (partial,) = partials
+
+        def jvp(tangents, ans, x):  # the output has the input's shape: no lifting
+            return partial(ans, x) * tangents[0]
+    else:
+        def jvp(tangents, ans, *args):
+            out = None
+            ndim = _ndim(ans)
+            for t, partial in zip(tangents, partials):
+                if t is None:
+                    continue
+                if t.ndim - 1 < ndim:
+                    t = _lift(t, ndim)
+                term = partial(ans, *args) * t
+                out = term if out is None else out + term
+            return out
 
     RULES[fn] = Rule(name or _name(fn), [vjp_of(p) for p in partials], jvp)
     return fn

@@ -37,13 +37,37 @@ def test_chunked_ackley_matches_one_pass(n, chunk, seed):
                           forward.gradient(ackley, x, chunk=n)[0])
 
 
-@pytest.mark.parametrize("n, chunk", [(1, 1), (12, 12), (1600, 1600), (16000, 517),
-                                      (100000, 83)])
+@pytest.mark.parametrize("n, chunk", [(1, 1), (12, 12), (1024, 1024), (1600, 800),
+                                      (16000, 131), (100000, 20)])
 def test_default_chunk_balances_passes_under_the_memory_bound(n, chunk):
     assert forward.default_chunk(n) == chunk
     assert chunk * n * 8 <= max(forward.CHUNK_BYTES, 8 * n)
     passes = -(-n // chunk)
     assert passes * chunk - n < passes  # balanced: the last pass is at most one short
+
+
+def _count_passes(monkeypatch):
+    sizes = []
+    original = forward._seeds
+    monkeypatch.setattr(forward, "_seeds", lambda args, start, size, tag:
+                        sizes.append(size) or original(args, start, size, tag))
+    return sizes
+
+
+def test_an_element_loop_widens_the_chunk_after_the_first_pass(monkeypatch):
+    sizes = _count_passes(monkeypatch)
+    x = np.linspace(0.1, 1.0, 6000)
+    (g,) = forward.gradient(lambda x: sum(np.sin(xi) for xi in x), x)
+    np.testing.assert_allclose(g, np.cos(x), rtol=1e-14)
+    first = forward.default_chunk(6000)
+    assert sizes == [first, 6000 - first]
+
+
+def test_vectorised_code_keeps_the_cache_sized_chunk(monkeypatch):
+    sizes = _count_passes(monkeypatch)
+    x = np.linspace(0.1, 1.0, 6000)
+    forward.gradient(lambda x: np.sum(np.sin(x)), x)
+    assert set(sizes[:-1]) == {forward.default_chunk(6000)} and sum(sizes) == 6000
 
 
 def test_element_loop_never_builds_dense_seeds(monkeypatch):
