@@ -25,12 +25,17 @@ import numpy as np
 from . import rules
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
-#: Vectorised code makes every intermediate as large as its seed: too large a chunk falls
-#: out of cache (the MPS product: 12 ms at 128 directions, 52 ms in one pass of 2700),
-#: too small a one pays the passes' interpreter overhead and recomputes the value each pass
-#: (vectorised Ackley, n = 16000: 7.5 s at 32 directions, 1.9 s at 517). 16 MiB sits
-#: between the two on this project's problems (a noisy 2-core machine: see ad_chunks).
-CHUNK_BYTES = 16 * 2 ** 20
+#: Vectorised code makes every intermediate as large as its seed, and those are fastest
+#: while they fit this machine's 1 MiB L2 cache: measured on a quiet moment, Ackley at
+#: n = 1600 takes 7.6 ms with 80 directions and 27 ms with 800; the MPS product 12 ms
+#: with 64 and 22 ms with 675.
+CHUNK_BYTES = 2 ** 20
+
+#: Fewest directions a pass carries: each pass also recomputes the value and pays the
+#: interpreter per operation, so on large inputs, where nothing fits in cache anyway,
+#: passes must stay few (Ackley at n = 16000: 7.0 s with 8 directions, 2.7 s with 64,
+#: 2.0 s with 517).
+MIN_CHUNK = 64
 
 #: Largest chunk for an element loop (a pass that never needed dense seeds, where each
 #: scalar operation carries ``chunk`` partials): Python pays its interpreter overhead per
@@ -45,11 +50,12 @@ def default_chunk(n):
     """The chunk of the first pass of ``gradient`` for ``n`` input elements when none is
     given (later passes may use :func:`loop_chunk`).
 
-    ForwardDiff's rule with the threshold set by memory instead of 12: the largest chunk
-    whose dense seed (``chunk * n`` float64) fits :data:`CHUNK_BYTES`, then balanced so all
-    passes are the same size (1600 elements: 2 passes of 800; 16000: 123 passes of 131).
+    ForwardDiff's rule with the threshold set by the cache instead of 12: the largest chunk
+    whose dense seed (``chunk * n`` float64) fits :data:`CHUNK_BYTES`, at least
+    :data:`MIN_CHUNK`, then balanced so all passes are the same size (1600 elements: 20
+    passes of 80; 16000: 250 passes of 64).
     """
-    return _balanced(n, max(1, CHUNK_BYTES // (8 * max(n, 1))))
+    return _balanced(n, max(MIN_CHUNK, CHUNK_BYTES // (8 * max(n, 1))))
 
 
 def loop_chunk(n):
