@@ -66,6 +66,20 @@ def best_seconds(fn, repeat=5, max_seconds=1.0, min_sample=0.005):
     return best
 
 
+def interleaved_ratio(fn, baseline, rounds=7, max_seconds=1.0):
+    """min time of ``fn`` / min time of ``baseline``, sampled in alternation in this
+    process, so that a change of the machine's load between benchmarks (this machine is
+    shared) moves both sides alike. At least one round; no new round past ``max_seconds``."""
+    start = time.perf_counter()
+    best_fn = best_base = float("inf")
+    for _ in range(rounds):
+        best_fn = min(best_fn, best_seconds(fn, repeat=1, max_seconds=float("inf")))
+        best_base = min(best_base, best_seconds(baseline, repeat=1, max_seconds=float("inf")))
+        if time.perf_counter() - start > max_seconds:
+            break
+    return float(f"{best_fn / best_base:.4g}")  # asv prints every digit
+
+
 def prepare(case, backend, **options):
     """A validated runner of ``backend`` on ``case`` = (problem, n) (``options``: engine
     options, forward's chunk).

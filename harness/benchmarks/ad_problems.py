@@ -5,7 +5,7 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ROUNDS, WARMUP, best_seconds, cases,
+from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ROUNDS, WARMUP, cases, interleaved_ratio,
                         prepare, sizes)
 
 from harness.ad_backends import compiling_names
@@ -33,13 +33,20 @@ class Gradient:
         self.runner.gradient()
 
     def track_slowdown(self, case, backend):
-        """Gradient time over objective time, both the minimum of a few samples taken
-        here with one timer: the seeds' slowdown ratio (lower is better)."""
-        ratio = (best_seconds(self.runner.gradient, max_seconds=0.3)
-                 / best_seconds(self.runner.objective, max_seconds=0.2))
-        return float(f"{ratio:.4g}")  # asv prints every digit
+        """Gradient time over objective time, sampled alternately in this process: the
+        seeds' slowdown ratio (lower is better)."""
+        return interleaved_ratio(self.runner.gradient, self.runner.objective)
 
     track_slowdown.unit = "ratio"
+
+    def track_vs_manual(self, case, backend):
+        """Gradient time over the hand-written gradient's, sampled alternately in this
+        process: the ratio the targets are stated in, unmoved by load changing between
+        benchmarks (manual against itself shows the noise, ~1)."""
+        manual = prepare(case, "manual")
+        return interleaved_ratio(self.runner.gradient, manual.gradient)
+
+    track_vs_manual.unit = "ratio"
 
 
 class GradientMemory:

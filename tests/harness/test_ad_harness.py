@@ -141,6 +141,7 @@ def test_gradient_suite_setup_validates_times_and_skips():
     bench.setup(("trmul", 30), "reverse")
     bench.time_gradient(("trmul", 30), "reverse")
     assert bench.track_slowdown(("trmul", 30), "reverse") > 1
+    assert bench.track_vs_manual(("trmul", 30), "reverse") > 1
     with pytest.raises(NotImplementedError, match="finite on ackley_loop n=16000: its first "
                                                   "gradient is predicted to take"):
         bench.setup(("ackley_loop", 16000), "finite")
@@ -234,6 +235,17 @@ def test_ad_tables_render_markdown(tmp_path):
     chunks = tables.ad_chunks(res)
     assert "| ackley_loop | 1600 | 512 | 25 ms | 1.00 |" in chunks
     assert "| ackley_loop | 1600 | default (80, then 1520) | 30 ms | 1.20 |" in chunks
+
+
+def test_ratios_measured_in_one_process_take_precedence(tmp_path):
+    res = _ad_results(tmp_path)
+    _add(res, tables.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'reverse'", "'torch'"]],
+         [1.02, 1.8, 6.0])
+    assert "| trmul | 30 | 1.02 | 1.8 | 6 |" in tables.ad_vs_manual(res)
+    targets = tables.ad_targets(res)
+    assert "| tr(A @ B) 30x30: reverse / manual | 1.8 | <= 2 | yes |" in targets
+    assert "| tr(A @ B) 30x30: reverse / torch | 0.3 | <= 0.333 | yes |" in targets
+    assert "| tr(A @ B) 30x30: source / manual | not measured |" in targets
 
 
 def test_ad_targets_are_checked(tmp_path):
