@@ -73,7 +73,7 @@ CASES = [
      [np.multiply]),
     ("nested-functions", lambda x, y: outer(x, y) + outer(y, x), lambda rng: (_pos(rng, 4), _pos(rng, 4)),
      [np.dot]),
-    ("index-loop", lambda x: _indexelement_loop(x), lambda rng: (_pos(rng, 6),), [operator.getitem]),
+    ("index-loop", lambda x: index_loop(x), lambda rng: (_pos(rng, 6),), [operator.getitem]),
 ]
 
 
@@ -84,7 +84,7 @@ def element_loop(x):
     return total * len(x)
 
 
-def _indexelement_loop(x):
+def index_loop(x):
     total = x[0]
     for i in range(1, len(x)):
         total = total * 0.5 + x[i] * x[i - 1]

@@ -11,7 +11,7 @@ import pytest
 
 from kernels.ad import _source_runtime, problems, rules, source
 
-from .cases import element_loop, inner, outer
+from .cases import element_loop, index_loop, inner, outer
 from .gradcheck import check_gradient
 
 
@@ -140,13 +140,6 @@ def row_loop(m):
     total = 0.0
     for row in m:
         total = total + inner(row, total) @ row
-    return total
-
-
-def index_loop(x):
-    total = x[0]
-    for i in range(1, len(x)):
-        total = total * 0.5 + x[i] * x[i - 1]
     return total
 
 
