@@ -234,7 +234,7 @@ def test_ad_tables_render_markdown(tmp_path):
     assert "| trmul | 30 | 4 us | 8 us (2x) |" in tables.ad_objectives(res)
     chunks = tables.ad_chunks(res)
     assert "| ackley_loop | 1600 | 512 | 25 ms | 1.00 |" in chunks
-    assert "| ackley_loop | 1600 | default (80, then 1520) | 30 ms | 1.20 |" in chunks
+    assert "| ackley_loop | 1600 | default (64, then 1536) | 30 ms | 1.20 |" in chunks
 
 
 def test_ratios_measured_in_one_process_take_precedence(tmp_path):
