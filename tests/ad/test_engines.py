@@ -83,3 +83,29 @@ def test_user_rule_registration(engine):
         np.testing.assert_allclose(g, np.log1p(np.exp(x)) + x * s, rtol=1e-6)
     finally:
         del rules.RULES[softplus]
+
+
+def _ad_adapters():
+    import adapters
+    return [name for name, kind in adapters.ADAPTERS.items() if kind == "ad"]
+
+
+@pytest.mark.parametrize("adapter", _ad_adapters())
+@pytest.mark.parametrize("problem", ["trmul", "quadratic", "rational", "trig", "ackley_loop",
+                                     "ackley", "polynomial"])
+def test_engines_agree_with_the_peers(problem, adapter):
+    import adapters
+    from kernels.ad.problems import PROBLEMS
+
+    tool = adapters.load(adapter)
+    if not tool.AVAILABLE:
+        pytest.skip(tool.REASON)
+    p = PROBLEMS[problem]
+    args = p.make_args(min(p.sizes[0], 16), np.random.default_rng(11))
+    try:
+        want = tool.gradient(p.f, *args)
+    except NotImplementedError as exc:  # e.g. algopy has no `@`
+        pytest.skip(str(exc))
+    for engine in EXACT:
+        for g, w in zip(ENGINES[engine].gradient(p.f, *args), want):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12, err_msg=engine)
