@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,dev
 
-.PHONY: setup test quick bench validate threshold clean
+.PHONY: setup test quick bench report publish preview validate threshold clean
 
 setup: $(STAMP)
 
@@ -26,12 +26,24 @@ quick: setup  ## every asv benchmark once on small sizes, nothing saved; fails o
 
 bench: setup  ## the benchmark sweep (PROFILE=default|full), saved to results/
 	$(PY) -m harness bench --profile $(PROFILE)
+	$(MAKE) --no-print-directory report
+
+# The dashboard is published first so that the report can screenshot it too.
+report: setup  ## figures, tables, index.html and screenshots from the latest results, in reports/out/
+	$(PY) -m harness.dashboard publish || echo "report: no dashboard published; its screenshot is skipped"
+	$(PY) -m reports
 
 validate: setup  ## every backend against the reference, as a table
 	$(PY) -m harness validate
 
 threshold: setup  ## measure the threaded kernel's serial/parallel crossover
 	$(PY) -m harness threshold
+
+publish: setup  ## the asv dashboard in .asv/html, offline: CDN files replaced by vendored pins
+	$(PY) -m harness.dashboard publish
+
+preview: publish  ## serve the dashboard on http://127.0.0.1:8080 only (PORT=8080)
+	$(PY) -m harness.dashboard preview --port $(or $(PORT),8080)
 
 clean:
 	rm -rf $(VENV) results/html .asv

@@ -36,6 +36,11 @@ def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
     return "\n".join(lines)
 
 
+def effective_gbs(n, seconds):
+    """GB/s of a one-gate pass over n qubits that reads and writes every amplitude once."""
+    return 2 * AMPLITUDE_BYTES * (1 << n) / seconds / 1e9
+
+
 def bandwidth(res, min_qubits=20):
     """Effective bandwidth (every amplitude read and written once) of the fastest own
     kernel and of qulacs, against both memory yardsticks of ``machine.py``."""
@@ -53,7 +58,7 @@ def bandwidth(res, min_qubits=20):
             picks = [min(own, key=own.get)] if own else []
             picks += ["qulacs"] if (gate, n, "qulacs") in data else []
             for backend in picks:
-                gbs = 2 * AMPLITUDE_BYTES * (1 << n) / data[(gate, n, backend)] / 1e9
+                gbs = effective_gbs(n, data[(gate, n, backend)])
                 lines.append(f"| {gate} | {n} | {backend} | {gbs:.1f} | {100 * gbs / copy:.0f}% "
                              f"| {100 * gbs / inplace:.0f}% |")
     return "\n".join(lines)
@@ -172,14 +177,19 @@ def ad_objectives(res):
     return table
 
 
-def _default_chunk(problem, n):
+def default_chunks(problem, n):
+    """The chunk(s) forward mode picks by default on a case: (first,) or (first, then)."""
     inputs = input_size(PROBLEMS[problem].make_args(n, np.random.default_rng(0)))
     fw = ENGINES["forward"]
     first = fw.default_chunk(inputs)
     # an element loop needs no dense seeds, so forward widens its chunk after one pass
     if PROBLEMS[problem].loop and first < inputs:
-        return f"{first}, then {fw.loop_chunk(inputs - first)}"
-    return first
+        return first, fw.loop_chunk(inputs - first)
+    return (first,)
+
+
+def _default_chunk(problem, n):
+    return ", then ".join(str(c) for c in default_chunks(problem, n))
 
 
 def ad_chunks(res):
@@ -191,6 +201,37 @@ def ad_chunks(res):
         for chunk, t in sorted(row.items(), key=lambda kv: (kv[0] == "default", kv[0])):
             label = f"default ({_default_chunk(problem, n)})" if chunk == "default" else chunk
             lines.append(f"| {problem} | {n} | {label} | {_fmt_time(t)} | {t / best:.2f} |")
+    return "\n".join(lines)
+
+
+def ad_speedups(res):
+    """The ForwardDiff seed's speed-up table: each peer's minimum gradient time over each of
+    our engines' (above 1: the engine is faster), per problem and size."""
+    rows = _by_case(results.table(res, AD_GRADIENT))
+    cols = _columns(rows)
+    engines = [b for b in cols if b in ENGINES]
+    peers = [b for b in cols if b not in ENGINES and b != "manual"]
+    lines = ["| problem | n | engine | " + " | ".join(f"vs {p}" for p in peers) + " |",
+             "|---" * (3 + len(peers)) + "|"]
+    for (problem, n), row in rows.items():
+        for engine in (e for e in engines if e in row):
+            cells = (f"{row[p] / row[engine]:.3g}x" if p in row else "-" for p in peers)
+            lines.append(f"| {problem} | {n} | {engine} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def ad_trmul(res, case=("trmul", 30)):
+    """The YAAD seed's table: tr(A @ B) 30x30, every backend's minimum gradient time
+    against the hand-written gradient, and the same ratio sampled in one process."""
+    grad = {b: t for (c, b), t in results.table(res, AD_GRADIENT).items() if c == case}
+    one = {b: r for (c, b), r in _table_or_empty(res, AD_VS_MANUAL).items() if c == case}
+    manual = grad.get("manual")
+    lines = ["| backend | minimum time | / manual | / manual (one process) |",
+             "|---|---|---|---|"]
+    for backend, t in sorted(grad.items(), key=lambda kv: kv[1]):
+        ratio = f"{t / manual:.3g}" if manual else "-"
+        alt = f"{one[backend]:.3g}" if backend in one else "-"
+        lines.append(f"| {backend} | {_fmt_time(t)} | {ratio} | {alt} |")
     return "\n".join(lines)
 
 
@@ -248,6 +289,8 @@ def ad_targets(res):
 
 
 AD_SECTIONS = (("AD: gradient time per backend", ad_gradients),
+               ("AD: speed-up of each engine against each peer", ad_speedups),
+               ("AD: tr(A @ B) 30x30 against the hand-written gradient", ad_trmul),
                ("AD: slowdown ratio (gradient / objective, one process)", ad_slowdown),
                ("AD: gradient / manual gradient (one process)", ad_vs_manual),
                ("AD: objective time per backend (ratio to the plain numpy f)", ad_objectives),

@@ -1,18 +1,14 @@
 """The AD side of the harness: backends, validation before timing, the cost model that
 skips hopeless combinations, profiles, the suites' setup, and the tables."""
 
-import datetime
-import json
-import math
 import types
 
 import numpy as np
 import pytest
-from asv import results as asv_results
-from asv.runner import BenchmarkResult
 
 from harness import ad_backends, ad_validate, profiles, results, tables, validate_all
 from kernels.ad.problems import PROBLEMS
+from tests.harness import fake_results
 
 
 def _args(name, n, seed=0):
@@ -186,40 +182,11 @@ def test_validate_ad_table_counts_wrong_gradients(monkeypatch, capsys):
 
 # -- tables from a small results directory ----------------------------------------------------
 
-def _add(res, name, params, values):
-    """Record benchmark ``name`` with ``params`` (lists of reprs); ``values`` in asv's
-    order, the last parameter varying fastest; NaN is a skip."""
-    bench = {"name": name, "version": "1", "params": params}
-    res.add_result(bench, BenchmarkResult(
-        result=values, samples=[None] * len(values), number=[None] * len(values), errcode=0,
-        stderr="", profile=None),
-        started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc), duration=1.0)
-
-
 def _ad_results(tmp_path):
-    machine = "box"
-    (tmp_path / machine).mkdir()
-    (tmp_path / machine / "machine.json").write_text(json.dumps({"machine": machine,
-                                                                 "version": 1}))
-    res = asv_results.Results({"machine": machine}, {}, "abcdef1234567890", 1700000000000,
-                              "3.11", "existing-py", {})
-    cases = [repr(("trmul", 30)), repr(("ackley_loop", 1600)), repr(("ackley", 16000))]
-    backends = ["'manual'", "'forward'", "'reverse'", "'source'", "'finite'", "'torch'",
-                "'algopy'"]
-    nan = math.nan
-    _add(res, tables.AD_GRADIENT, [cases, backends],
-         [1e-5, 2e-2, 1.5e-5, 1.2e-5, 2e-2, 5e-5, nan,
-          4e-5, 3e-2, 2.5e-2, 2e-2, 1.5, 6e-2, 0.16,
-          5e-4, 2.0, 1e-3, 9e-4, nan, 2e-3, nan])
-    _add(res, tables.AD_SLOWDOWN, [cases, backends],
-         [2.5, 5000, 4.0, 3.0, 4000, 9.0, nan,
-          0.1, 70, 55, 40, 3000, 4, 100,
-          1.2, 5000, 2.5, 12.0, nan, 3, nan])
-    _add(res, tables.AD_CHUNK, [[repr(("ackley_loop", 1600))], ["512", "1600", "'default'"]],
-         [2.5e-2, 3e-2, 3e-2])
-    _add(res, tables.AD_OBJECTIVE, [[repr(("trmul", 30))], ["'numpy'", "'torch'"]], [4e-6, 8e-6])
+    res = fake_results.new_results(tmp_path)
+    fake_results.add_ad(res)
     res.save(str(tmp_path))
-    return results.latest(tmp_path, machine)[1]
+    return results.latest(tmp_path, "box")[1]
 
 
 def test_ad_tables_render_markdown(tmp_path):
@@ -239,8 +206,9 @@ def test_ad_tables_render_markdown(tmp_path):
 
 def test_ratios_measured_in_one_process_take_precedence(tmp_path):
     res = _ad_results(tmp_path)
-    _add(res, tables.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'reverse'", "'torch'"]],
-         [1.02, 1.8, 6.0])
+    fake_results.add(res, tables.AD_VS_MANUAL,
+                     [[repr(("trmul", 30))], ["'manual'", "'reverse'", "'torch'"]],
+                     [1.02, 1.8, 6.0])
     assert "| trmul | 30 | 1.02 | 1.8 | 6 |" in tables.ad_vs_manual(res)
     targets = tables.ad_targets(res)
     assert "| tr(A @ B) 30x30: reverse / manual | 1.8 | <= 2 | yes |" in targets

@@ -1,35 +1,21 @@
 """harness.results reads what asv wrote, through asv's API, with the minimum statistic."""
 
-import datetime
-import json
 import math
 
-from asv import results as asv_results
-from asv.runner import BenchmarkResult
-
 from harness import results, tables
+from tests.harness import fake_results
 
 
 def _write(tmp_path, machine="box"):
-    (tmp_path / machine).mkdir()
-    (tmp_path / machine / "machine.json").write_text(json.dumps({"machine": machine, "version": 1}))
-    res = asv_results.Results({"machine": machine}, {}, "abcdef1234567890",
-                              1700000000000, "3.11", "existing-py", {})
-    bench = {"name": "statevector_gates.Gate.time_gate", "version": "1",
-             "params": [["'X'"], ["4", "20"], ["'stride'", "'qulacs'", "'cuda'"]]}
+    res = fake_results.new_results(tmp_path, machine)
     # params vary fastest in the last position: (X,4,stride) (X,4,qulacs) (X,4,cuda) ...
-    values = [2e-6, 1e-6, math.nan, 3e-4, 4e-4, math.nan]
-    samples = [[2.5e-6, 2e-6, 3e-6], [1e-6, 1.1e-6], None, [3e-4, 2.9e-4], [4e-4], None]
-    res.add_result(bench, BenchmarkResult(result=values, samples=samples,
-                                          number=[1] * 6, errcode=0, stderr="", profile=None),
-                   started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc), duration=1.0, record_samples=True)
+    fake_results.add(res, "statevector_gates.Gate.time_gate",
+                     [["'X'"], ["4", "20"], ["'stride'", "'qulacs'", "'cuda'"]],
+                     [2e-6, 1e-6, math.nan, 3e-4, 4e-4, math.nan],
+                     samples=[[2.5e-6, 2e-6, 3e-6], [1e-6, 1.1e-6], None, [3e-4, 2.9e-4],
+                              [4e-4], None])
     for name, value in (("copy", 50.0), ("inplace", 100.0)):
-        track = {"name": f"machine.MemoryBandwidth.track_{name}_bandwidth", "version": "1",
-                 "params": []}
-        res.add_result(track, BenchmarkResult(result=[value], samples=[None], number=[None],
-                                              errcode=0, stderr="", profile=None),
-                       started_at=datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc),
-                       duration=1.0)
+        fake_results.add(res, f"machine.MemoryBandwidth.track_{name}_bandwidth", [], [value])
     res.save(str(tmp_path))
     return machine
 

@@ -1,0 +1,36 @@
+"""AD figures: forward mode's chunk-size sweep (time against chunk, log-log, one line per
+case), with the chunk forward mode picks by default marked on each line."""
+
+from harness import results
+from harness.tables import AD_CHUNK, default_chunks
+
+from reports._plot import grid, save
+
+
+def chunk_figure(res, out):
+    data = results.table(res, AD_CHUNK)
+    cases = list(dict.fromkeys(case for case, _ in data))
+    fig, (ax,) = grid(1, width=7.5, height=5.0)
+    for row, (problem, n) in enumerate(cases):
+        points = sorted((c, t) for (case, c), t in data.items()
+                        if case == (problem, n) and c != "default")
+        line = ax.plot(*zip(*points), marker="o", label=f"{problem} n={n}")[0] if points \
+            else None
+        default = data.get(((problem, n), "default"))
+        if default is None:
+            continue
+        # the default run's own time, drawn at the chunk it starts with
+        picks = default_chunks(problem, n)
+        ax.plot(picks[0], default, marker="*", markersize=16, linestyle="none",
+                color=line.get_color() if line else "black", markeredgecolor="black")
+        ax.annotate("default " + " then ".join(map(str, picks)), (picks[0], default),
+                    textcoords="offset points", xytext=(8, 4 - 12 * row), fontsize="small")
+    ax.set(xscale="log", yscale="log", xlabel="chunk (directions per pass)",
+           ylabel="seconds per gradient", title="Forward mode: gradient time against chunk")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    # default_chunks is what the code here picks: results from an older commit may have
+    # run another default, hence the caption
+    return [("Forward mode's chunk sweep: minimum gradient time against chunk size; the star "
+             "is the default run, drawn at the default chunk of the current code",
+             save(fig, out / "ad_chunks.png"))]

@@ -1,0 +1,138 @@
+"""python -m reports on small fake asv results: every figure and table is written and linked,
+the tables hold the numbers, a suite without results is named, no results is an error."""
+
+import math
+import re
+
+import pytest
+
+from harness import tables
+from reports import __main__ as cli, build, page
+from tests.harness import fake_results
+
+GATES = [["'X'", "'H'"], ["4", "8"], ["'naive'", "'stride'", "'qulacs'"]]
+# (X,4,naive) (X,4,stride) (X,4,qulacs) (X,8,naive) ... ; naive skipped at 8 qubits
+GATE_TIMES = [4e-5, 2e-6, 1e-6, math.nan, 8e-6, 1e-5,
+              5e-5, 3e-6, 1.5e-6, math.nan, 9e-6, 9e-6]
+INFO = {"cpu": "Fake CPU 9000", "num_cpu": "8", "ram": str(16 * 2**30)}
+
+
+def report_results(tmp_path, chunks=True, threads=True, skipped=()):
+    """Fake results of every suite the report reads; ``skipped``: benchmarks recorded
+    with every combination skipped."""
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    res = fake_results.new_results(results_dir, "box", INFO)
+    fake_results.add(res, build.sv.GATE, GATES, GATE_TIMES)
+    fake_results.add(res, build.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
+    for name, value in (("copy", 10.0), ("inplace", 20.0)):
+        fake_results.add(res, f"machine.MemoryBandwidth.track_{name}_bandwidth", [], [value])
+    if threads:
+        fake_results.add(res, build.sv.THREADS, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
+                         [1e-5, 6e-6])
+    fake_results.add_ad(res)
+    fake_results.add(res, tables.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'torch'"]],
+                     [1.01, 4.5])
+    if not chunks:
+        res.remove_result(tables.AD_CHUNK)
+    for name in skipped:
+        fake_results.add(res, name, [["'X'"]], [math.nan])
+    res.save(str(results_dir))
+    return results_dir
+
+
+@pytest.fixture(scope="module")
+def full(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("full")
+    out = tmp / "out"
+    said = []
+    index = build.build(report_results(tmp), "box", out, say=said.append)
+    return index, out, said
+
+
+def test_page_links_every_figure_and_table(full):
+    index, out, said = full
+    text = index.read_text()
+    assert said == []
+    pngs = re.findall(r'<img src="([^"]+)"', text)
+    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "gate_H.png", "gate_X.png",
+                            "threads.png"]
+    for png in pngs:
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+    mds = re.findall(r'<a href="([^"]+\.md)">', text)
+    assert {"gate_ratios.md", "bandwidth.md", "ad_speedups.md", "ad_slowdown.md",
+            "ad_trmul.md", "ad_chunks.md"} <= set(mds)
+    for md in mds:
+        assert (out / md).read_text().startswith("# "), md
+
+
+def test_tables_hold_the_numbers(full):
+    index, out, _ = full
+    # the gate table covers every gate in the results, not only the seed's four
+    assert "| H | 8 | 9 us | stride 9 us | 1.00 |" in (out / "gate_ratios.md").read_text()
+    speedups = (out / "ad_speedups.md").read_text()
+    assert "| problem | n | engine | vs torch | vs algopy |" in speedups
+    # torch 50 us / reverse 15 us; algopy has no trmul result
+    assert "| trmul | 30 | reverse | 3.33x | - |" in speedups
+    assert "| ackley_loop | 1600 | forward | 2x | 5.33x |" in speedups
+    trmul = (out / "ad_trmul.md").read_text()
+    assert "| reverse | 15 us | 1.5 | - |" in trmul and "| torch | 50 us | 5 | 4.5 |" in trmul
+    assert "| ackley | 16000 | 1.2 | 5e+03 | 2.5 | 12 | - | 3 | - |" in \
+        (out / "ad_slowdown.md").read_text()
+    text = index.read_text()
+    assert "<td>3.33x</td>" in text and "<th>vs torch</th>" in text
+
+
+def test_page_names_machine_versions_and_settings(full):
+    import numpy as np
+
+    text = full[0].read_text()
+    for expected in ("Fake CPU 9000", "<td>8</td>", "16.0 GiB", "2023-11-14 22:13 UTC",
+                     "abcdef123456", f"<td>{np.__version__}</td>", "qulacs", "algopy",
+                     "minimum time", "complex128"):
+        assert expected in text, expected
+
+
+def test_missing_suites_are_named_and_the_rest_is_built(tmp_path, capsys):
+    results_dir = report_results(tmp_path, chunks=False, threads=False)
+    out = tmp_path / "out"
+    assert cli.main(["--results", str(results_dir), "--machine", "box", "--out", str(out),
+                     "--no-screenshots"]) == 0
+    stdout = capsys.readouterr().out
+    for line in ("no results for ad_chunks.ForwardChunk: run make bench",
+                 "no results for statevector_threads.GateThreads: run make bench"):
+        assert line in stdout and line in (out / "index.html").read_text()
+    assert not (out / "ad_chunks.png").exists() and not (out / "threads.png").exists()
+    assert (out / "gate_X.png").exists() and (out / "ad_speedups.md").exists()
+    assert f"report: {out / 'index.html'}" in stdout
+
+
+def test_all_skipped_benchmark_is_named(tmp_path):
+    results_dir = report_results(tmp_path, threads=False, skipped=[build.sv.THREADS])
+    said = []
+    build.build(results_dir, "box", tmp_path / "out", say=said.append)
+    assert said == ["no results for statevector_threads.GateThreads.time_gate: every "
+                    "combination failed or was skipped"]
+
+
+def test_one_missing_benchmark_of_a_class_is_named_exactly(tmp_path):
+    results_dir = report_results(tmp_path)
+    name, res = build.results.latest(results_dir, "box")
+    res.remove_result(tables.AD_VS_MANUAL)
+    res.save(str(results_dir))
+    said = []
+    build.build(results_dir, "box", tmp_path / "out", say=said.append)
+    assert said == ["no results for ad_problems.Gradient.track_vs_manual: run make bench"]
+
+
+def test_no_results_is_a_clear_error(tmp_path, capsys):
+    assert cli.main(["--results", str(tmp_path), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("no report: no asv results under") and "run `make bench`" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_markdown_html_renders_paragraphs_and_tables():
+    got = page.markdown_html("Note <b>\n\n| a | b |\n|---|---|\n| 1 | 2 |")
+    assert got == ("<p>Note &lt;b&gt;</p>\n<table><thead><tr><th>a</th><th>b</th></tr>"
+                   "</thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>")
