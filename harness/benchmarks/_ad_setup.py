@@ -101,3 +101,17 @@ def prepare(case, backend, **options):
                                   f"take {seconds:.3g} s, over this profile's "
                                   f"ad_max_seconds = {limit:g}")
     return ad_validate.validated_runner(engine, p, args, what=what)
+
+
+class Suite:
+    """What every AD suite shares: asv's timing settings (read as class attributes) and a
+    validated runner of the (case, backend) parameters."""
+
+    param_names = ["case", "backend"]
+    timeout = 600
+    rounds = ROUNDS
+    repeat = (1, 5, 0.25)  # at most 5 samples or ~0.25 s per combination
+    warmup_time = WARMUP
+
+    def setup(self, case, backend):
+        self.runner = prepare(case, backend)

@@ -2,7 +2,7 @@
 partials of 1, 2, 4, ... up to all n inputs carried per pass over f, and with the
 engine's own choice ("default"), on the profile's ``ad_chunk_sizes`` cases."""
 
-from ._ad_setup import ROUNDS, WARMUP, cases, prepare, problem_args
+from ._ad_setup import Suite, cases, prepare, problem_args
 
 import numpy as np
 
@@ -23,13 +23,9 @@ def chunks(cases):
     return sorted(set(powers) | inputs) + ["default"]
 
 
-class ForwardChunk:
+class ForwardChunk(Suite):
     params = (CASES, chunks(CASES))
     param_names = ["case", "chunk"]
-    timeout = 600
-    rounds = ROUNDS
-    repeat = (1, 5, 0.25)
-    warmup_time = WARMUP
 
     def setup(self, case, chunk):
         if chunk != "default":

@@ -5,8 +5,8 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ROUNDS, WARMUP, cases, interleaved_ratio,
-                        prepare, sizes)
+from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, interleaved_ratio, prepare,
+                        sizes)
 
 from harness.ad_backends import compiling_names
 
@@ -15,19 +15,11 @@ from harness.ad_backends import compiling_names
 OBJECTIVES = ["numpy", *ADAPTERS]
 
 
-class Gradient:
+class Gradient(Suite):
     """One gradient per call: for our engines the whole ``engine.gradient(f, *args)``,
     for a peer its prepared (traced, compiled) gradient."""
 
     params = (cases(), BACKENDS)
-    param_names = ["case", "backend"]
-    timeout = 600
-    rounds = ROUNDS
-    repeat = (1, 5, 0.25)  # at most 5 samples or ~0.25 s per combination
-    warmup_time = WARMUP
-
-    def setup(self, case, backend):
-        self.runner = prepare(case, backend)
 
     def time_gradient(self, case, backend):
         self.runner.gradient()
@@ -49,32 +41,22 @@ class Gradient:
     track_vs_manual.unit = "ratio"
 
 
-class GradientMemory:
+class GradientMemory(Suite):
     """Peak memory (the whole process's, imported tools included) around one gradient, at
     the profile's largest size of each problem that has several: in smaller cases it is
     the tools' import footprint and nothing else."""
 
     params = ([(p, n) for p, n in cases() if n == max(sizes(p)) and len(PROBLEMS[p].sizes) > 1],
               BACKENDS)
-    param_names = ["case", "backend"]
-    timeout = 600
-
-    def setup(self, case, backend):
-        self.runner = prepare(case, backend)
 
     def peakmem_gradient(self, case, backend):
         self.runner.gradient()
 
 
-class Objective:
+class Objective(Suite):
     """The objective alone, as each backend evaluates it (see :data:`OBJECTIVES`)."""
 
     params = (cases(), OBJECTIVES)
-    param_names = ["case", "backend"]
-    timeout = 600
-    rounds = ROUNDS
-    repeat = (1, 5, 0.25)
-    warmup_time = WARMUP
 
     def setup(self, case, backend):
         self.runner = prepare(case, "manual" if backend == "numpy" else backend)
@@ -83,18 +65,12 @@ class Objective:
         self.runner.objective()
 
 
-class Compile:
+class Compile(Suite):
     """Seconds a compiling peer (jax.jit) spends tracing and compiling in ``prepare``,
     outside every timed region above."""
 
     params = (cases(), compiling_names())
-    param_names = ["case", "backend"]
-    timeout = 600
-    rounds = ROUNDS
     unit = "seconds"
-
-    def setup(self, case, backend):
-        self.runner = prepare(case, backend)
 
     def track_compile_seconds(self, case, backend):
         return self.runner.compile_seconds

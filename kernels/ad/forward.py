@@ -23,6 +23,7 @@ import operator
 import numpy as np
 
 from . import rules
+from ._args import check_arguments
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
 #: Vectorised code makes every intermediate as large as its seed, and those are fastest
@@ -239,16 +240,7 @@ def _evaluate(fn, values, kwargs):
 # -- the user-facing functions -----------------------------------------------------------
 
 def _check_args(args):
-    for i, a in enumerate(args):
-        if isinstance(a, Dual):
-            continue
-        if isinstance(a, (float, int)) and not isinstance(a, bool):
-            continue
-        if isinstance(a, np.ndarray) and a.dtype.kind == "f":
-            continue
-        raise TypeError(f"argument {i} is {type(a).__name__}"
-                        f"{' of dtype ' + str(a.dtype) if isinstance(a, np.ndarray) else ''}; "
-                        f"forward mode differentiates real floats and float arrays only")
+    check_arguments(args, "forward mode", traced=Dual)
 
 
 def _check_chunk(chunk, n):

@@ -93,7 +93,7 @@ class Variable:
     @classmethod
     def _ad_apply(cls, fn, args, kwargs):
         """Record ``fn(*args, **kwargs)`` for a ``rules.primitive`` user function."""
-        return _apply(fn, args, kwargs, primitive=True)
+        return _apply(fn, args, kwargs)
 
     # -- numpy interception ---------------------------------------------------------------
 
@@ -243,10 +243,10 @@ def _plain(a):
     return a.value if isinstance(a, Variable) else a
 
 
-def _apply(fn, args, kwargs, primitive=False):
+def _apply(fn, args, kwargs):
     """Record ``fn(*args, **kwargs)``; a plain result when no differentiable argument is a
-    Variable (an index or an axis given as a Variable is only a value). ``primitive``: ``fn``
-    is a ``rules.primitive`` wrapper, called through ``rules.evaluate``."""
+    Variable (an index or an axis given as a Variable is only a value). A
+    ``rules.primitive`` wrapper called on plain values calls its plain function."""
     rule = RULES.get(fn) or lookup(fn)
     vjps = rule.vjps
     values = list(args)
@@ -268,9 +268,7 @@ def _apply(fn, args, kwargs, primitive=False):
     else:
         kwargs = None
     try:
-        if primitive:
-            ans = rules.evaluate(fn, values, kwargs or {})
-        elif kwargs is None:
+        if kwargs is None:
             ans = fn(*values)
         else:
             ans = fn(*values, **kwargs)

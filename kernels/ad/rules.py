@@ -265,11 +265,6 @@ def primitive(fn):
     return wrapper
 
 
-def evaluate(fn, args, kwargs):
-    """Call ``fn`` on plain values: the unwrapped function of a :func:`primitive`."""
-    return getattr(fn, "__ad_primitive__", fn)(*args, **kwargs)
-
-
 # -- elementwise rules -----------------------------------------------------------------
 
 defpartials(np.add, lambda ans, x, y: 1.0, lambda ans, x, y: 1.0)

@@ -36,6 +36,7 @@ import numpy as np
 
 from . import _source_runtime as _rt
 from . import rules
+from ._args import check_arguments
 from ._source_codegen import generate
 from ._source_lower import lower
 from ._source_parse import SourceTransformError
@@ -130,13 +131,7 @@ class _NotDifferentiable(Exception):
 
 
 def _check_arguments(args):
-    for i, a in enumerate(args):
-        if isinstance(a, np.ndarray) and a.dtype.kind == "f" or isinstance(
-                a, (float, int, np.floating, np.integer)) and not isinstance(a, (bool, np.bool_)):
-            continue
-        what = f"an array of dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
-        raise TypeError(f"argument {i} is {what}; the source engine differentiates real "
-                        f"floats and float arrays")
+    check_arguments(args, "the source engine")
 
 
 def _output(ct, a):
