@@ -10,6 +10,10 @@
   table      the latest results' headline numbers as Markdown (ratios vs qulacs,
              bandwidth, thread scaling; AD gradient times vs manual, slowdown ratios,
              the chunk sweep, the AD targets)
+  gate       compare the gated benchmarks of two revisions (instruction counts, wall
+             time); exit 0 no regression, 1 a regression, 2 could not run
+  calibrate  A/A gate runs of one revision against itself: the spreads that set the
+             gate's tolerances (harness/gate/tolerances.json)
 """
 
 import argparse
@@ -61,18 +65,36 @@ def cmd_bench(opts):
 def cmd_validate(opts):
     from harness import threads
     threads.pin_env(1)
-    from harness.validate_all import validate_all
+    from harness.validate import validate_all
     return validate_all(opts.qubits)
 
 
 def cmd_threshold(opts):
-    from harness.threshold import report
+    from harness.statevector.threshold import report
     return report(opts.qubits)
 
 
 def cmd_table(opts):
     from harness.tables import report
     return report(opts.machine)
+
+
+def cmd_gate(opts):
+    if opts.list:
+        from harness.gate.cases import CASES
+        for case in CASES.values():
+            print(f"tier {case.tier}  {case.id}")
+        return 0
+    if not opts.base:
+        print("gate: could not run: --base REV is required", file=sys.stderr)
+        return 2
+    from harness.gate.command import main
+    return main(opts)
+
+
+def cmd_calibrate(opts):
+    from harness.gate.calibrate import main
+    return main(opts)
 
 
 def main(argv=None):
@@ -96,6 +118,25 @@ def main(argv=None):
     p = sub.add_parser("table", help="headline numbers of the latest results, as Markdown")
     p.add_argument("--machine", help="asv machine name (default: this host's)")
     p.set_defaults(func=cmd_table)
+    p = sub.add_parser("gate", help="compare two revisions; exit 1 on a regression, 2 if it "
+                                    "could not run")
+    p.add_argument("--base", help="the revision compared against (e.g. HEAD~1, origin/main)")
+    p.add_argument("--head", default="HEAD", help="the revision judged (default HEAD)")
+    p.add_argument("--case", action="append", help="only case ids matching this glob "
+                   "(repeatable); --list shows them")
+    p.add_argument("--tier", choices=["1", "2", "all"], default="all")
+    p.add_argument("--rounds", type=int, default=10, help="tier-2 paired rounds")
+    p.add_argument("--out", help="report folder (default reports/out)")
+    p.add_argument("--repo", help="the git repository (default this checkout)")
+    p.add_argument("--list", action="store_true", help="list the gated cases and exit")
+    p.set_defaults(func=cmd_gate)
+    p = sub.add_parser("calibrate", help="A/A gate runs: the spreads behind the tolerances")
+    p.add_argument("--rev", default="HEAD")
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--tier", choices=["1", "2", "all"], default="all")
+    p.add_argument("--write", action="store_true",
+                   help="store the spreads in harness/gate/tolerances.json")
+    p.set_defaults(func=cmd_calibrate)
     opts = parser.parse_args(argv)
     return opts.func(opts)
 

@@ -1,50 +1,90 @@
-"""Validation before timing: every backend's result is compared with the reference once
-per parameter set; a wrong result fails the benchmark and it is never timed."""
+"""``python -m harness validate``: every backend on every benchmarked gate and circuit,
+checked against the reference, and every AD backend on every AD problem, checked against
+the hand-written gradient, as tables (ok / skipped with the reason / WRONG)."""
 
 import numpy as np
 
-from kernels.statevector import circuits, naive, subspace
-
-#: Largest state the dense oracle is used for; above it the reference is ``subspace``,
-#: which the test suite checks against the dense oracle on every case.
-DENSE_REFERENCE_QUBITS = 10
-
-#: Amplitude tolerance (complex128, unit-norm states, circuits of a few hundred gates).
-ATOL = 1e-9
+from harness.ad import backends as ad_backends, validate as ad_validate
+from harness.errors import ValidationError
+from harness.statevector import backends, validate
+from kernels.statevector import circuits
+from kernels.statevector.states import random_state
 
 
-class ValidationError(AssertionError):
-    pass
+def cases(n):
+    from harness.benchmarks.statevector_gates import GATES
+    for name, inst in GATES.items():
+        if max(inst.locs + inst.ctrl_locs) < n:
+            yield name, [inst]
+    yield "QCBM", circuits.qcbm(n, np.random.default_rng(n))
+    yield "QFT", circuits.qft(n)
 
 
-def reference(vec, instructions):
-    """The reference result of running ``instructions`` on a copy of ``vec``."""
-    n = vec.shape[0].bit_length() - 1
-    kernel = naive.apply if n <= DENSE_REFERENCE_QUBITS else subspace.apply
-    return circuits.run(kernel, vec.copy(), instructions)
+def _print_reasons(reasons, wrong):
+    for key, why in reasons.items():
+        print(f"  {key[0]} {' '.join(map(str, key[1:]))}: {why}")
+    print(f"{wrong} wrong result(s)")
 
 
-def check(name, got, expected, what=""):
-    """Raise :class:`ValidationError` naming the backend if ``got`` differs."""
-    got = np.asarray(got)
-    if got.shape != expected.shape:
-        raise ValidationError(f"{name} {what}: result shape {got.shape}, expected {expected.shape}")
-    err = np.max(np.abs(got - expected)) if got.size else 0.0
-    if not err <= ATOL:  # also catches NaN
-        raise ValidationError(f"{name} {what}: max amplitude error {err:.3g} > {ATOL:g}")
-    return err
+def validate_all(qubits):
+    """Both tables; 1 if any result was wrong."""
+    wrong = validate_statevector(qubits)
+    print()
+    wrong += validate_ad()
+    return 1 if wrong else 0
 
 
-def validated_program(backend, vec, instructions, expected=None, what=""):
-    """Build ``backend``'s program, run it once on a copy of ``vec`` (this also compiles
-    and warms up JIT code), check the result, and return the program."""
-    backend.check()
-    n = vec.shape[0].bit_length() - 1
-    program = backend.program(instructions, n)
-    state = backend.load(vec)
-    backend.run(state, program)
-    backend.sync()
-    if expected is None:
-        expected = reference(vec, instructions)
-    check(backend.name, backend.result(state), expected, what)
-    return program
+def validate_statevector(qubits):
+    names = backends.names()
+    print(f"{'case':<12} {'n':>3}  " + " ".join(f"{b:>9}" for b in names))
+    wrong = 0
+    reasons = {}
+    for n in qubits:
+        vec = random_state(n, np.random.default_rng(n))
+        for case, instructions in cases(n):
+            expected = validate.reference(vec, instructions)
+            row = []
+            for b in names:
+                try:
+                    validate.validated_program(backends.get(b), vec, instructions, expected)
+                    row.append("ok")
+                except ValidationError as exc:
+                    row.append("WRONG")
+                    reasons[b, case, n] = str(exc)
+                    wrong += 1
+                except NotImplementedError as exc:
+                    row.append("skip")
+                    reasons.setdefault((b, "skip"), str(exc))
+            print(f"{case:<12} {n:>3}  " + " ".join(f"{r:>9}" for r in row))
+    _print_reasons(reasons, wrong)
+    return wrong
+
+
+def validate_ad(sizes=None, names=None):
+    """Every AD backend (or ``names``) on every problem at its smallest size (or at
+    ``sizes[problem]``), against the hand-written gradient; returns the number wrong."""
+    from kernels.ad.problems import PROBLEMS
+    names = names or ad_backends.names()
+    print(f"{'problem':<12} {'n':>5}  " + " ".join(f"{b:>9}" for b in names))
+    wrong = 0
+    reasons = {}
+    for problem in PROBLEMS.values():
+        for n in (sizes or {}).get(problem.name, problem.sizes[:1]):
+            args = problem.make_args(n, np.random.default_rng(n))
+            expected = ad_validate.reference(problem, args)
+            row = []
+            for b in names:
+                try:
+                    ad_validate.validated_runner(ad_backends.get(b), problem, args, expected,
+                                                 what=f"{problem.name} n={n}")
+                    row.append("ok")
+                except ValidationError as exc:
+                    row.append("WRONG")
+                    reasons[b, problem.name, n] = str(exc)
+                    wrong += 1
+                except NotImplementedError as exc:
+                    row.append("skip")
+                    reasons[b, problem.name, n] = str(exc)
+            print(f"{problem.name:<12} {n:>5}  " + " ".join(f"{r:>9}" for r in row), flush=True)
+    _print_reasons(reasons, wrong)
+    return wrong

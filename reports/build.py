@@ -4,16 +4,16 @@ instead of breaking the rest."""
 
 from pathlib import Path
 
-from harness import results, tables
+from harness import ids, results
+from harness.ad import tables as ad_tables
+from harness.statevector import tables as sv_tables
 from reports import figures_ad, figures_statevector as sv, machine, page
 
 OUT = Path(__file__).resolve().parent / "out"
-GATE_CALL = "statevector_gates.GateCall.time_call"
-INPLACE = "machine.MemoryBandwidth.track_inplace_bandwidth"
 
 
 def _all_gates(res):
-    return tuple(dict.fromkeys(g for g, _, _ in results.table(res, sv.GATE)))
+    return tuple(dict.fromkeys(g for g, _, _ in results.table(res, ids.GATE_TIME)))
 
 
 # (heading, [(kind, name, title, function, benchmarks it needs)]); kind "figure": the
@@ -21,39 +21,39 @@ def _all_gates(res):
 # written to name.md
 SECTIONS = (
     ("State vector: gates", [
-        ("figure", "gates", "gate figures", sv.gate_figures, [sv.GATE]),
+        ("figure", "gates", "gate figures", sv.gate_figures, [ids.GATE_TIME]),
         ("table", "gate_ratios", "Best own kernel vs qulacs (minimum time, one thread)",
-         lambda res: tables.gate_ratios(res, gates=_all_gates(res)), [sv.GATE]),
-        ("table", "call_overhead", "Cost of the plain kernel call", tables.call_overhead,
-         [GATE_CALL, sv.GATE]),
+         lambda res: sv_tables.gate_ratios(res, gates=_all_gates(res)), [ids.GATE_TIME]),
+        ("table", "call_overhead", "Cost of the plain kernel call", sv_tables.call_overhead,
+         [ids.GATE_CALL, ids.GATE_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
-        ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure, [sv.GATE, sv.COPY]),
-        ("table", "bandwidth", "Effective bandwidth", tables.bandwidth,
-         [sv.GATE, sv.COPY, INPLACE]),
-        ("figure", "threads", "thread-scaling figure", sv.threads_figure, [sv.THREADS]),
-        ("table", "thread_scaling", "Thread scaling", tables.thread_scaling, [sv.THREADS]),
+        ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure, [ids.GATE_TIME, ids.COPY_BANDWIDTH]),
+        ("table", "bandwidth", "Effective bandwidth", sv_tables.bandwidth,
+         [ids.GATE_TIME, ids.COPY_BANDWIDTH, ids.INPLACE_BANDWIDTH]),
+        ("figure", "threads", "thread-scaling figure", sv.threads_figure, [ids.THREADS_TIME]),
+        ("table", "thread_scaling", "Thread scaling", sv_tables.thread_scaling, [ids.THREADS_TIME]),
     ]),
     ("Automatic differentiation", [
         ("table", "ad_speedups", "Speed-up of each engine against each peer "
-         "(peer time / engine time; above 1: the engine is faster)", tables.ad_speedups,
-         [tables.AD_GRADIENT]),
+         "(peer time / engine time; above 1: the engine is faster)", ad_tables.ad_speedups,
+         [ids.AD_GRADIENT]),
         ("table", "ad_slowdown", "Slowdown ratio: gradient time / objective time "
-         "(one process; lower is better)", tables.ad_slowdown, [tables.AD_SLOWDOWN]),
+         "(one process; lower is better)", ad_tables.ad_slowdown, [ids.AD_SLOWDOWN]),
         ("table", "ad_trmul", "tr(A @ B) 30x30 against the hand-written gradient",
-         tables.ad_trmul, [tables.AD_GRADIENT]),
-        ("table", "ad_gradients", "Gradient time per backend", tables.ad_gradients,
-         [tables.AD_GRADIENT]),
+         ad_tables.ad_trmul, [ids.AD_GRADIENT]),
+        ("table", "ad_gradients", "Gradient time per backend", ad_tables.ad_gradients,
+         [ids.AD_GRADIENT]),
         ("table", "ad_vs_manual", "Gradient / manual gradient (one process)",
-         tables.ad_vs_manual, [tables.AD_VS_MANUAL]),
-        ("table", "ad_objectives", "Objective time per backend", tables.ad_objectives,
-         [tables.AD_OBJECTIVE]),
+         ad_tables.ad_vs_manual, [ids.AD_VS_MANUAL]),
+        ("table", "ad_objectives", "Objective time per backend", ad_tables.ad_objectives,
+         [ids.AD_OBJECTIVE]),
         ("figure", "ad_chunks", "chunk-sweep figure", figures_ad.chunk_figure,
-         [tables.AD_CHUNK]),
-        ("table", "ad_chunks", "Forward mode's chunk sweep", tables.ad_chunks,
-         [tables.AD_CHUNK]),
-        ("table", "ad_targets", "Targets of the AD engines", tables.ad_targets,
-         [tables.AD_GRADIENT, tables.AD_SLOWDOWN]),
+         [ids.AD_CHUNK]),
+        ("table", "ad_chunks", "Forward mode's chunk sweep", ad_tables.ad_chunks,
+         [ids.AD_CHUNK]),
+        ("table", "ad_targets", "Targets of the AD engines", ad_tables.ad_targets,
+         [ids.AD_GRADIENT, ids.AD_SLOWDOWN]),
     ]),
 )
 

@@ -1,14 +1,14 @@
 """AD figures: forward mode's chunk-size sweep (time against chunk, log-log, one line per
 case), with the chunk forward mode picks by default marked on each line."""
 
-from harness import results
-from harness.tables import AD_CHUNK, default_chunks
+from harness import ids, results
+from harness.ad.tables import default_chunks
 
 from reports._plot import grid, save
 
 
 def chunk_figure(res, out):
-    data = results.table(res, AD_CHUNK)
+    data = results.table(res, ids.AD_CHUNK)
     cases = list(dict.fromkeys(case for case, _ in data))
     fig, (ax,) = grid(1, width=7.5, height=5.0)
     for row, (problem, n) in enumerate(cases):

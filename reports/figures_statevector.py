@@ -3,14 +3,11 @@ figure) beside its absolute time; effective bandwidth against the machine's copy
 thread scaling. Each function takes the asv Results and the output folder and returns
 [(caption, png file name)]."""
 
-from harness import results
-from harness.tables import effective_gbs
+from harness import ids, results
+from harness.statevector.tables import effective_gbs
 
 from reports._plot import colour, grid, save
 
-GATE = "statevector_gates.Gate.time_gate"
-COPY = "machine.MemoryBandwidth.track_copy_bandwidth"
-THREADS = "statevector_threads.GateThreads.time_gate"
 PEER = "qulacs"
 
 
@@ -31,7 +28,7 @@ def _finish(ax, **labels):
 
 
 def gate_figures(res, out):
-    data = results.table(res, GATE)
+    data = results.table(res, ids.GATE_TIME)
     made = []
     for gate in _ordered(g for g, _, _ in data):
         peer = dict(_series(data, gate, PEER))
@@ -60,8 +57,8 @@ def gate_figures(res, out):
 def bandwidth_figure(res, out):
     """Every amplitude read and written once per gate, as a percentage of the one-thread
     copy bandwidth that machine.MemoryBandwidth measured on the same machine."""
-    data = results.table(res, GATE)
-    copy = results.table(res, COPY)[()]
+    data = results.table(res, ids.GATE_TIME)
+    copy = results.table(res, ids.COPY_BANDWIDTH)[()]
     gates = _ordered(g for g, _, _ in data)
     fig, axes = grid(len(gates))
     for ax, gate in zip(axes, gates):
@@ -80,7 +77,7 @@ def bandwidth_figure(res, out):
 
 def threads_figure(res, out):
     """Speed-up over the same backend on one thread, one line per backend and n."""
-    data = results.table(res, THREADS)
+    data = results.table(res, ids.THREADS_TIME)
     gates = _ordered(g for g, _, _, _ in data)
     fig, axes = grid(len(gates))
     for ax, gate in zip(axes, gates):

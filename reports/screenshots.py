@@ -4,12 +4,12 @@ offline Chromium (:mod:`harness.browser`)."""
 
 from pathlib import Path
 
-from harness import browser, dashboard
+from harness import browser, dashboard, ids
 from harness.results import ROOT
 
 DASHBOARD = ROOT / ".asv" / "html"
 #: The dashboard graph shot: the simulator seed's figure, gate time over n per kernel.
-GRAPH = "statevector_gates.Gate.time_gate"
+GRAPH = ids.GATE_TIME
 #: True once every image of a page has loaded (naturalWidth is 0 for a broken image).
 IMAGES_LOADED = ("document.readyState === 'complete' && Array.prototype.every.call("
                  "document.images, function (i) { return i.complete && i.naturalWidth > 0; })")

@@ -6,11 +6,11 @@ from harness import threads
 
 threads.pin_env(1)  # before numpy, torch and JAX start their thread pools
 
-import time  # noqa: E402
-
 import numpy as np  # noqa: E402
 
-from harness import ad_backends, ad_validate, profiles  # noqa: E402
+from harness import profiles  # noqa: E402
+from harness.ad import backends as ad_backends, validate as ad_validate  # noqa: E402
+from harness.timing import best_seconds  # noqa: E402
 from kernels.ad.problems import PROBLEMS  # noqa: E402
 
 PROFILE = profiles.current()
@@ -47,37 +47,6 @@ def problem_args(case):
     problem, n = case
     p = PROBLEMS[problem]
     return p, p.make_args(n, np.random.default_rng(SEED + n))
-
-
-def best_seconds(fn, repeat=5, max_seconds=1.0, min_sample=0.005):
-    """The minimum over up to ``repeat`` samples (none past ``max_seconds``) of one call's
-    time, each sample calling ``fn`` often enough to last ``min_sample`` seconds."""
-    start = time.perf_counter()
-    fn()
-    best = time.perf_counter() - start
-    number = 1 if best >= min_sample else int(min_sample / max(best, 1e-9)) + 1
-    for _ in range(repeat):
-        if time.perf_counter() - start > max_seconds:
-            break
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
-
-
-def interleaved_ratio(fn, baseline, rounds=7, max_seconds=1.0):
-    """min time of ``fn`` / min time of ``baseline``, sampled in alternation in this
-    process, so that a change of the machine's load between benchmarks (this machine is
-    shared) moves both sides alike. At least one round; no new round past ``max_seconds``."""
-    start = time.perf_counter()
-    best_fn = best_base = float("inf")
-    for _ in range(rounds):
-        best_fn = min(best_fn, best_seconds(fn, repeat=1, max_seconds=float("inf")))
-        best_base = min(best_base, best_seconds(baseline, repeat=1, max_seconds=float("inf")))
-        if time.perf_counter() - start > max_seconds:
-            break
-    return float(f"{best_fn / best_base:.4g}")  # asv prints every digit
 
 
 def prepare(case, backend, **options):

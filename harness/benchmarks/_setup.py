@@ -7,7 +7,8 @@ threads.pin_env(1)  # before numpy, numba and qulacs start their thread pools
 
 import numpy as np  # noqa: E402
 
-from harness import backends, profiles, validate  # noqa: E402
+from harness import profiles  # noqa: E402
+from harness.statevector import backends, validate  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
 PROFILE = profiles.current()

@@ -6,7 +6,7 @@ from ._ad_setup import Suite, cases, prepare, problem_args
 
 import numpy as np
 
-from harness.ad_backends import input_size
+from harness.ad.backends import input_size
 
 CASES = cases("ad_chunk_sizes")
 

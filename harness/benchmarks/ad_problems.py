@@ -5,10 +5,10 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, interleaved_ratio, prepare,
-                        sizes)
+from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, prepare, sizes
 
-from harness.ad_backends import compiling_names
+from harness.ad.backends import compiling_names
+from harness.timing import interleaved_ratio
 
 #: In the objective suite, "numpy" is the plain f that the manual gradient and all our
 #: engines evaluate; each peer evaluates its own translation of it.

@@ -3,9 +3,8 @@ it. Both yardsticks move 2**24 complex128 (256 MiB, far past any cache) on one t
 and count bytes read plus bytes written, the same accounting as a gate kernel, which
 reads and writes every amplitude once."""
 
-import time
-
 from harness import threads
+from harness.timing import best_seconds
 
 threads.pin_env(1)
 
@@ -14,13 +13,9 @@ import numpy as np  # noqa: E402
 AMPLITUDES = 1 << 24
 
 
-def _best_seconds(fn, repeat=10):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+def _best(fn):
+    """The fastest of ten single passes (one pass takes ~0.1 s)."""
+    return best_seconds(fn, repeat=10, max_seconds=float("inf"), min_sample=0.0)
 
 
 class MemoryBandwidth:
@@ -35,11 +30,11 @@ class MemoryBandwidth:
     def track_copy_bandwidth(self):
         """np.copyto into a second array. Writing to lines not in cache also reads them
         first (write-allocate), traffic this figure does not count."""
-        t = _best_seconds(lambda: np.copyto(self.dst, self.src))
+        t = _best(lambda: np.copyto(self.dst, self.src))
         return 2 * self.src.nbytes / t / 1e9
 
     def track_inplace_bandwidth(self):
         """Every amplitude read, scaled and written back in place: a gate kernel's access
         pattern without its arithmetic, so the ceiling an in-place kernel can reach."""
-        t = _best_seconds(lambda: np.multiply(self.src, 1.0, out=self.src))
+        t = _best(lambda: np.multiply(self.src, 1.0, out=self.src))
         return 2 * self.src.nbytes / t / 1e9

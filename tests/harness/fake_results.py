@@ -8,7 +8,7 @@ import math
 from asv import results as asv_results
 from asv.runner import BenchmarkResult
 
-from harness import tables
+from harness import ids
 
 STARTED = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 DATE = 1700000000000  # ms since the epoch: 2023-11-14 22:13 UTC
@@ -40,14 +40,14 @@ def add_ad(res):
     backends = ["'manual'", "'forward'", "'reverse'", "'source'", "'finite'", "'torch'",
                 "'algopy'"]
     nan = math.nan
-    add(res, tables.AD_GRADIENT, [cases, backends],
+    add(res, ids.AD_GRADIENT, [cases, backends],
         [1e-5, 2e-2, 1.5e-5, 1.2e-5, 2e-2, 5e-5, nan,
          4e-5, 3e-2, 2.5e-2, 2e-2, 1.5, 6e-2, 0.16,
          5e-4, 2.0, 1e-3, 9e-4, nan, 2e-3, nan])
-    add(res, tables.AD_SLOWDOWN, [cases, backends],
+    add(res, ids.AD_SLOWDOWN, [cases, backends],
         [2.5, 5000, 4.0, 3.0, 4000, 9.0, nan,
          0.1, 70, 55, 40, 3000, 4, 100,
          1.2, 5000, 2.5, 12.0, nan, 3, nan])
-    add(res, tables.AD_CHUNK, [[repr(("ackley_loop", 1600))], ["512", "1600", "'default'"]],
+    add(res, ids.AD_CHUNK, [[repr(("ackley_loop", 1600))], ["512", "1600", "'default'"]],
         [2.5e-2, 3e-2, 3e-2])
-    add(res, tables.AD_OBJECTIVE, [[repr(("trmul", 30))], ["'numpy'", "'torch'"]], [4e-6, 8e-6])
+    add(res, ids.AD_OBJECTIVE, [[repr(("trmul", 30))], ["'numpy'", "'torch'"]], [4e-6, 8e-6])

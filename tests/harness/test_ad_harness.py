@@ -6,7 +6,9 @@ import types
 import numpy as np
 import pytest
 
-from harness import ad_backends, ad_validate, profiles, results, tables, validate_all
+from harness import ids, profiles, results, validate as validate_all
+from harness.ad import backends as ad_backends, tables, validate as ad_validate
+from harness.errors import ValidationError
 from kernels.ad.problems import PROBLEMS
 from tests.harness import fake_results
 
@@ -71,9 +73,9 @@ class _Broken(ad_backends.EngineBackend):
 
 def test_wrong_gradient_fails_validation_before_timing():
     problem, args = PROBLEMS["trmul"], _args("trmul", 6)
-    with pytest.raises(ad_validate.ValidationError, match=r"reverse trmul: gradient error"):
+    with pytest.raises(ValidationError, match=r"reverse trmul: gradient error"):
         ad_validate.validated_runner(_Broken(1 + 1e-6), problem, args, what="trmul")
-    with pytest.raises(ad_validate.ValidationError, match="objective"):
+    with pytest.raises(ValidationError, match="objective"):
         ad_validate.validated_runner(_Broken(objective_shift=1e-3), problem, args)
     assert ad_validate.validated_runner(_Broken(), problem, args) is not None
 
@@ -86,7 +88,7 @@ def test_check_catches_form_and_nan():
              ((np.ones(3), np.array(2.0)), "must be a float"),
              ((np.array([1, np.nan, 1]), 2.0), "error nan")]
     for got, message in cases:
-        with pytest.raises(ad_validate.ValidationError, match=message):
+        with pytest.raises(ValidationError, match=message):
             ad_validate.check("x", got, expected)
 
 
@@ -99,7 +101,7 @@ def test_finite_tolerance_follows_rounding_and_still_catches_errors():
     assert ad_validate.tolerance("reverse", problem, small, None) == ad_validate.RTOL
     runner = ad_validate.validated_runner(ad_backends.get("finite"), problem, large)
     wrong = tuple(g * 1.01 for g in runner.grads())
-    with pytest.raises(ad_validate.ValidationError):
+    with pytest.raises(ValidationError):
         ad_validate.check("finite", wrong, ad_validate.reference(problem, large), rtol=tol[1600])
 
 
@@ -206,7 +208,7 @@ def test_ad_tables_render_markdown(tmp_path):
 
 def test_ratios_measured_in_one_process_take_precedence(tmp_path):
     res = _ad_results(tmp_path)
-    fake_results.add(res, tables.AD_VS_MANUAL,
+    fake_results.add(res, ids.AD_VS_MANUAL,
                      [[repr(("trmul", 30))], ["'manual'", "'reverse'", "'torch'"]],
                      [1.02, 1.8, 6.0])
     assert "| trmul | 30 | 1.02 | 1.8 | 6 |" in tables.ad_vs_manual(res)

@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from harness import backends, profiles, threads, validate
+from harness import profiles, threads
+from harness.errors import ValidationError
+from harness.statevector import backends, validate
 from kernels.statevector import circuits, gates
 from kernels.statevector.states import random_state
 
@@ -39,16 +41,16 @@ class _Broken(backends.KernelBackend):
 def test_wrong_result_fails_validation_before_timing():
     vec = random_state(5, np.random.default_rng(0))
     inst = [circuits.gate("H", 2)]
-    with pytest.raises(validate.ValidationError, match="stride H: max amplitude error"):
+    with pytest.raises(ValidationError, match="stride H: max amplitude error"):
         validate.validated_program(_Broken("stride"), vec, inst, what="H")
     assert validate.validated_program(backends.get("stride"), vec, inst) is not None
 
 
 def test_validation_catches_nan_and_shape():
     expected = np.ones(4, dtype=complex)
-    with pytest.raises(validate.ValidationError, match="error nan"):
+    with pytest.raises(ValidationError, match="error nan"):
         validate.check("x", np.array([1, 1, 1, np.nan]), expected)
-    with pytest.raises(validate.ValidationError, match="shape"):
+    with pytest.raises(ValidationError, match="shape"):
         validate.check("x", np.ones(8), expected)
 
 

@@ -2,14 +2,15 @@
 
 import math
 
-from harness import results, tables
+from harness import ids, results
+from harness.statevector import tables
 from tests.harness import fake_results
 
 
 def _write(tmp_path, machine="box"):
     res = fake_results.new_results(tmp_path, machine)
     # params vary fastest in the last position: (X,4,stride) (X,4,qulacs) (X,4,cuda) ...
-    fake_results.add(res, "statevector_gates.Gate.time_gate",
+    fake_results.add(res, ids.GATE_TIME,
                      [["'X'"], ["4", "20"], ["'stride'", "'qulacs'", "'cuda'"]],
                      [2e-6, 1e-6, math.nan, 3e-4, 4e-4, math.nan],
                      samples=[[2.5e-6, 2e-6, 3e-6], [1e-6, 1.1e-6], None, [3e-4, 2.9e-4],
@@ -24,7 +25,7 @@ def test_table_uses_sample_minimum_and_drops_skips(tmp_path):
     machine = _write(tmp_path)
     name, res = results.latest(tmp_path, machine)
     assert name == machine
-    data = results.table(res, "statevector_gates.Gate.time_gate")
+    data = results.table(res, ids.GATE_TIME)
     assert data == {("X", 4, "stride"): 2e-6, ("X", 4, "qulacs"): 1e-6,
                     ("X", 20, "stride"): 2.9e-4, ("X", 20, "qulacs"): 4e-4}
     ratios = tables.gate_ratios(res, gates=("X",))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harness import tables
+from harness import ids
 from reports import __main__ as cli, build, page
 from tests.harness import fake_results
 
@@ -23,18 +23,18 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=()):
     results_dir = tmp_path / "results"
     results_dir.mkdir()
     res = fake_results.new_results(results_dir, "box", INFO)
-    fake_results.add(res, build.sv.GATE, GATES, GATE_TIMES)
-    fake_results.add(res, build.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
+    fake_results.add(res, ids.GATE_TIME, GATES, GATE_TIMES)
+    fake_results.add(res, ids.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
     for name, value in (("copy", 10.0), ("inplace", 20.0)):
-        fake_results.add(res, f"machine.MemoryBandwidth.track_{name}_bandwidth", [], [value])
+        fake_results.add(res, getattr(ids, f"{name.upper()}_BANDWIDTH"), [], [value])
     if threads:
-        fake_results.add(res, build.sv.THREADS, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
+        fake_results.add(res, ids.THREADS_TIME, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
                          [1e-5, 6e-6])
     fake_results.add_ad(res)
-    fake_results.add(res, tables.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'torch'"]],
+    fake_results.add(res, ids.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'torch'"]],
                      [1.01, 4.5])
     if not chunks:
-        res.remove_result(tables.AD_CHUNK)
+        res.remove_result(ids.AD_CHUNK)
     for name in skipped:
         fake_results.add(res, name, [["'X'"]], [math.nan])
     res.save(str(results_dir))
@@ -108,7 +108,7 @@ def test_missing_suites_are_named_and_the_rest_is_built(tmp_path, capsys):
 
 
 def test_all_skipped_benchmark_is_named(tmp_path):
-    results_dir = report_results(tmp_path, threads=False, skipped=[build.sv.THREADS])
+    results_dir = report_results(tmp_path, threads=False, skipped=[ids.THREADS_TIME])
     said = []
     build.build(results_dir, "box", tmp_path / "out", say=said.append)
     assert said == ["no results for statevector_threads.GateThreads.time_gate: every "
@@ -118,7 +118,7 @@ def test_all_skipped_benchmark_is_named(tmp_path):
 def test_one_missing_benchmark_of_a_class_is_named_exactly(tmp_path):
     results_dir = report_results(tmp_path)
     name, res = build.results.latest(results_dir, "box")
-    res.remove_result(tables.AD_VS_MANUAL)
+    res.remove_result(ids.AD_VS_MANUAL)
     res.save(str(results_dir))
     said = []
     build.build(results_dir, "box", tmp_path / "out", say=said.append)

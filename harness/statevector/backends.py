@@ -9,12 +9,9 @@ asynchronous devices (``sync``) and hands the amplitudes back (``result``).
 
 import numpy as np
 
+from harness.errors import Unavailable
 from kernels.statevector import KERNELS
 from kernels.statevector.prepared import prepare
-
-
-class Unavailable(NotImplementedError):
-    """This backend cannot run here (missing tool, no GPU); asv skips the combination."""
 
 
 class KernelBackend:

@@ -4,7 +4,7 @@ benchmark and it is never timed."""
 
 import numpy as np
 
-from harness.validate import ValidationError
+from harness.errors import ValidationError
 
 #: Relative error allowed, measured against the norm of the whole reference gradient (all
 #: arguments together), so that tiny components of a large gradient are not held to a

@@ -3,33 +3,18 @@ pay? Times the serial and the parallel stride loop (the ``threaded`` kernel's tw
 on a dense single-qubit gate for each n, and prints the ratio and the crossover, the
 value that ``kernels.statevector.threaded.PARALLEL_THRESHOLD`` should hold."""
 
-import time
-
 import numpy as np
 
 from harness import threads
+from harness.timing import best_seconds
 from kernels.statevector import gates, stride
 from kernels.statevector._validate import check_gate
 from kernels.statevector.states import random_state
 
 
 def best_time(fn, budget=0.2, repeat=7):
-    fn()
-    number = 1
-    while True:  # calibrate so that one sample takes ~budget/repeat
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        if time.perf_counter() - t0 > budget / repeat or number > 1 << 20:
-            break
-        number *= 4
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+    """Minimum time of one call, each of ``repeat`` samples lasting ~budget/repeat."""
+    return best_seconds(fn, repeat=repeat, max_seconds=float("inf"), min_sample=budget / repeat)
 
 
 def report(qubits, locs=(0, 5)):

@@ -28,11 +28,8 @@ import math
 
 import numpy as np
 
+from harness.errors import Unavailable
 from kernels.ad import ENGINES
-
-
-class Unavailable(NotImplementedError):
-    """This backend cannot run here (tool missing, case not handled); asv skips it."""
 
 
 class Runner:

@@ -1,0 +1,206 @@
+"""``python -m harness gate --base REV [--head REV]``: compare the gated cases of two
+revisions, each built from its own tree, in one run on this machine.
+
+Exit 0: no regression; 1: a regression (not accepted); 2: the gate could not run
+(unknown revision, a failed build, a failed or wrong benchmark). Each ends with a
+one-line reason on stderr; the report goes to ``reports/out/gate.md`` and ``gate.json``.
+
+The cases and the measuring code come from the tree the gate is started from, as asv's
+benchmarks do; the code measured comes from each revision.
+"""
+
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from harness.gate import accept, cases as case_table, counts, decide, report, trees, walltime
+from harness.gate.runner import GateError, count_cpu, environment, run_probe
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "reports" / "out"
+
+
+def _both(fn, sides):
+    """{"base": fn(base side), "head": fn(head side)}, the two in parallel (2 cores: the
+    counts do not mind sharing the machine; builds finish sooner)."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {name: pool.submit(fn, side) for name, side in sides.items()}
+        return {name: f.result() for name, f in futures.items()}
+
+
+def _build(side, ids1, ids2, workdir):
+    """Build statuses of ``side``: tier-1 cases compiled for the counted CPU, tier-2 ones
+    for this one."""
+    statuses = {}
+    for ids, counted, tag in ((ids1, True, "counted"), (ids2, False, "native")):
+        if ids:
+            result = run_probe("build", side, ids, workdir / f"build-{side.name}-{tag}.json",
+                               environment(side, counted=counted))
+            statuses.update(result["cases"])
+    return statuses
+
+
+def classify(ids, builds):
+    """(judged ids, not-judged rows) from both sides' build statuses; GateError naming
+    the first case that failed on either side."""
+    for name in ("base", "head"):
+        for cid in ids:
+            status = builds[name][cid]
+            if status["status"] == "failed":
+                raise GateError(f"{cid} failed on {name}: {status['reason']}")
+    judged, rows = [], []
+    for cid in ids:
+        b, h = builds["base"][cid], builds["head"][cid]
+        row = {"id": cid, "tier": case_table.CASES[cid].tier}
+        if b["status"] == "ok" and h["status"] == "ok":
+            if b["fingerprint"] == h["fingerprint"]:
+                judged.append(cid)
+                continue
+            rows.append({**row, "status": "changed",
+                         "reason": "its definition differs between the revisions "
+                                   f"({b['fingerprint']} -> {h['fingerprint']})"})
+        elif b["status"] == "ok":
+            rows.append({**row, "status": "removed", "reason": h["reason"]})
+        elif h["status"] == "ok":
+            rows.append({**row, "status": "new", "reason": b["reason"]})
+        else:
+            rows.append({**row, "status": "unavailable", "reason": h["reason"]})
+    return judged, rows
+
+
+def _subject(repo, sha):
+    return trees.git(repo, "log", "-1", "--format=%s", sha)
+
+
+def _python_diff(sides, ids, workdir):
+    """{case: [(function, base, head, change)]}: bytecodes per call, from a traced run of
+    each side, for the regressed cases."""
+    runs = _both(lambda side: run_probe(
+        "opcodes", side, ids, workdir / f"opcodes-{side.name}.json",
+        environment(side), extra=("--warmup", counts.WARMUP))["cases"], sides)
+    return {cid: counts.diff(runs["base"][cid], runs["head"][cid]) for cid in ids}
+
+
+def _tier1_rows(judged, measured, numba, stored, acceptances, sides, workdir):
+    rows = []
+    for cid in judged:
+        base, head = measured["base"][cid], measured["head"][cid]
+        tol, source = decide.tolerance(cid, 1, stored)
+        verdict, ratio = decide.count_verdict(base["per_call"], head["per_call"], tol)
+        row = {"id": cid, "base": base["per_call"], "head": head["per_call"], "ratio": ratio,
+               "tolerance": tol, "tolerance_source": source, "verdict": verdict,
+               "dumps": {"base": base["dump"], "head": head["dump"]}}
+        if verdict == "slower":
+            hit = accept.match(cid, acceptances)
+            row["verdict"] = "accepted" if hit else "regression"
+            row["accepted"] = hit._asdict() if hit else None
+            per_call = {side: {k: v / measured[side][cid]["calls"] for k, v in
+                               counts.functions(measured[side][cid]["dump"], numba[side]).items()}
+                        for side in ("base", "head")}
+            row["functions"] = counts.diff(per_call["base"], per_call["head"])
+        rows.append(row)
+    slow = [r["id"] for r in rows if r["verdict"] in ("regression", "accepted")]
+    if slow:
+        for cid, diff in _python_diff(sides, slow, workdir).items():
+            next(r for r in rows if r["id"] == cid)["python"] = diff
+    return rows
+
+
+def _tier2_rows(judged, times, stored, acceptances):
+    rows = []
+    for cid in judged:
+        t = times[cid]
+        verdict, interval = decide.wall_verdict(t["ratios"], decide.WALL_TOLERANCE)
+        blocking = decide.may_block(cid, stored)
+        row = {"id": cid, "base_seconds": t["base"], "head_seconds": t["head"],
+               "ratios": t["ratios"], "ratio": interval[1], "interval": list(interval),
+               "tolerance": decide.WALL_TOLERANCE, "blocking": blocking,
+               "tolerance_source": decide.tolerance(cid, 2, stored)[1], "verdict": verdict}
+        if verdict == "slower":
+            hit = accept.match(cid, acceptances)
+            row["accepted"] = hit._asdict() if hit else None
+            row["verdict"] = ("accepted" if hit else "regression") if blocking \
+                else "slower (report only)"
+        rows.append(row)
+    return rows
+
+
+def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=walltime.ROUNDS,
+        out=OUT, gate_dir=None, stored=None):
+    """Run the gate; write the report; return (exit code, one-line reason, result)."""
+    start = time.time()
+    repo = Path(repo).resolve()
+    gate_dir = Path(gate_dir or repo / ".gate")
+    stored = decide.load() if stored is None else stored
+    result = {"base": {"rev": base}, "head": {"rev": head}, "tier1": [], "tier2": [],
+              "not_judged": []}
+    try:
+        for name, rev in (("base", base), ("head", head)):
+            sha = trees.resolve(repo, rev)
+            result[name].update(sha=sha, subject=_subject(repo, sha))
+        ids = case_table.select(patterns, tiers)
+        if not ids:
+            raise GateError(f"no gated case matches {patterns} in tiers {tiers}")
+        ids1 = [c for c in ids if case_table.CASES[c].tier == 1]
+        ids2 = [c for c in ids if case_table.CASES[c].tier == 2]
+        settings = {"python": sys.version.split()[0], "counted CPU (numba)": count_cpu(),
+                    "warm-up calls before counting": counts.WARMUP,
+                    "tier-2 rounds": rounds if ids2 else 0}
+        lib = None
+        if ids1:
+            settings["valgrind"] = counts.valgrind()[1]
+            lib = counts.shim(gate_dir)
+        result["settings"] = settings
+        sides = {name: trees.checkout(repo, gate_dir, name, result[name]["sha"])
+                 for name in ("base", "head")}
+        trees.prune(repo, gate_dir, keep=sides.values())
+        workdir = gate_dir / "run"
+        workdir.mkdir(parents=True, exist_ok=True)
+        builds = _both(lambda side: _build(side, ids1, ids2, workdir), sides)
+        judged, result["not_judged"] = classify(ids, builds)
+        acceptances, result["malformed_trailers"] = accept.trailers(
+            repo, result["base"]["sha"], result["head"]["sha"])
+        result["acceptances"] = [a._asdict() for a in acceptances]
+        judged1 = [c for c in judged if c in ids1]
+        judged2 = [c for c in judged if c in ids2]
+        if judged1:
+            both = _both(lambda side: counts.count(side, judged1, workdir / f"cg-{side.name}",
+                                                   lib), sides)
+            measured = {k: v[0] for k, v in both.items()}
+            numba = {k: v[1] for k, v in both.items()}
+            result["tier1"] = _tier1_rows(judged1, measured, numba, stored, acceptances, sides,
+                                          workdir)
+        if judged2:
+            times = walltime.measure(sides, judged2, workdir / "wall", rounds)
+            result["tier2"] = _tier2_rows(judged2, times, stored, acceptances)
+        code, reason = verdict(result)
+    except GateError as exc:
+        code, reason = 2, f"could not run: {exc}"
+        result["error"] = str(exc)
+    result.update(exit=code, summary=reason, seconds=time.time() - start)
+    report.write(result, out)
+    return code, reason, result
+
+
+def verdict(result):
+    """(exit code, one-line reason) of a finished comparison."""
+    rows = result["tier1"] + result["tier2"]
+    bad = [r for r in rows if r["verdict"] == "regression"]
+    accepted = [r for r in rows if r["verdict"] == "accepted"]
+    listed = len(result["not_judged"])
+    tail = (f"{len(rows)} cases judged, {len(accepted)} accepted, {listed} listed not judged")
+    if bad:
+        worst = ", ".join(f"{r['id']} {r['ratio'] - 1:+.1%}" for r in bad[:3])
+        more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+        return 1, f"{len(bad)} regression{'s' if len(bad) > 1 else ''}: {worst}{more} ({tail})"
+    return 0, f"no regression ({tail})"
+
+
+def main(opts):
+    tiers = (1, 2) if opts.tier == "all" else (int(opts.tier),)
+    code, reason, _ = run(opts.base, opts.head, repo=opts.repo or ROOT, patterns=opts.case,
+                          tiers=tiers, rounds=opts.rounds, out=opts.out or OUT)
+    print(f"report: {Path(opts.out or OUT) / 'gate.md'}")
+    print(f"gate: {reason}", file=sys.stderr)
+    return code

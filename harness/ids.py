@@ -1,0 +1,25 @@
+"""Every asv benchmark that code outside its suite refers to (tables, reports, the
+dashboard's screenshot, the gate's history), named once. asv names a benchmark
+``<module>.<Class>.<method>`` after where it is defined in ``harness/benchmarks/``;
+``tests/harness/test_ids.py`` checks that each name here still points at a benchmark."""
+
+# state vector
+GATE_TIME = "statevector_gates.Gate.time_gate"
+GATE_CALL = "statevector_gates.GateCall.time_call"
+CIRCUIT_TIME = "statevector_circuits.Circuit.time_circuit"
+THREADS_TIME = "statevector_threads.GateThreads.time_gate"
+COPY_BANDWIDTH = "machine.MemoryBandwidth.track_copy_bandwidth"
+INPLACE_BANDWIDTH = "machine.MemoryBandwidth.track_inplace_bandwidth"
+
+# AD
+AD_GRADIENT = "ad_problems.Gradient.time_gradient"
+AD_SLOWDOWN = "ad_problems.Gradient.track_slowdown"
+AD_VS_MANUAL = "ad_problems.Gradient.track_vs_manual"
+AD_OBJECTIVE = "ad_problems.Objective.time_objective"
+AD_COMPILE = "ad_problems.Compile.track_compile_seconds"
+AD_CHUNK = "ad_chunks.ForwardChunk.time_gradient"
+
+# the regression gate's instruction counts, as history
+GATE_INSTRUCTIONS = "gate_counts.Instructions.track_instructions"
+
+ALL = {name: value for name, value in globals().items() if name.isupper() and name != "ALL"}

@@ -1,0 +1,84 @@
+"""The state-vector tables of ``python -m harness table`` and the report: best own kernel
+/ qulacs per gate and n, effective bandwidth against the memory yardsticks, thread
+scaling, and the cost of the plain kernel call against a prepared gate."""
+
+from harness import ids, results
+from harness.timing import format_seconds
+
+OWN = ("subspace", "loop", "unrolled", "stride", "threaded")
+AMPLITUDE_BYTES = 16  # complex128
+
+
+def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
+    data = results.table(res, ids.GATE_TIME)
+    ns = sorted({n for (_, n, _) in data})
+    lines = ["| gate | n | qulacs | best own kernel | own / qulacs |", "|---|---|---|---|---|"]
+    for gate in gates:
+        for n in ns:
+            peer = data.get((gate, n, "qulacs"))
+            own = {b: data[(gate, n, b)] for b in OWN if (gate, n, b) in data}
+            if peer is None or not own:
+                continue
+            best = min(own, key=own.get)
+            lines.append(f"| {gate} | {n} | {format_seconds(peer)} | {best} {format_seconds(own[best])} "
+                         f"| {own[best] / peer:.2f} |")
+    return "\n".join(lines)
+
+
+def effective_gbs(n, seconds):
+    """GB/s of a one-gate pass over n qubits that reads and writes every amplitude once."""
+    return 2 * AMPLITUDE_BYTES * (1 << n) / seconds / 1e9
+
+
+def bandwidth(res, min_qubits=20):
+    """Effective bandwidth (every amplitude read and written once) of the fastest own
+    kernel and of qulacs, against both memory yardsticks of ``machine.py``."""
+    copy = results.table(res, ids.COPY_BANDWIDTH).get(())
+    inplace = results.table(res, ids.INPLACE_BANDWIDTH).get(())
+    data = results.table(res, ids.GATE_TIME)
+    if copy is None or inplace is None:
+        return "(no memory-bandwidth result)"
+    lines = [f"One thread, read + write: copy {copy:.1f} GB/s, in-place update {inplace:.1f} GB/s",
+             "", "| gate | n | backend | GB/s | % of copy | % of in-place |",
+             "|---|---|---|---|---|---|"]
+    for gate in ("X", "H", "T", "CNOT"):
+        for n in sorted({n for (g, n, _) in data if g == gate and n >= min_qubits}):
+            own = {b: data[(gate, n, b)] for b in OWN if (gate, n, b) in data}
+            picks = [min(own, key=own.get)] if own else []
+            picks += ["qulacs"] if (gate, n, "qulacs") in data else []
+            for backend in picks:
+                gbs = effective_gbs(n, data[(gate, n, backend)])
+                lines.append(f"| {gate} | {n} | {backend} | {gbs:.1f} | {100 * gbs / copy:.0f}% "
+                             f"| {100 * gbs / inplace:.0f}% |")
+    return "\n".join(lines)
+
+
+def thread_scaling(res):
+    data = results.table(res, ids.THREADS_TIME)
+    lines = ["| gate | n | backend | threads | time | speed-up vs 1 thread |",
+             "|---|---|---|---|---|---|"]
+    for (gate, n, backend, t), v in sorted(data.items()):
+        one = data.get((gate, n, backend, 1))
+        if one is not None:
+            lines.append(f"| {gate} | {n} | {backend} | {t} | {format_seconds(v)} | {one / v:.2f} |")
+    return "\n".join(lines)
+
+
+def call_overhead(res):
+    """The plain kernel signature (checks and plans every call) against applying the
+    same gate prepared once."""
+    calls = results.table(res, ids.GATE_CALL)
+    prepared = results.table(res, ids.GATE_TIME)
+    lines = ["| gate | n | kernel | kernel call | prepared gate | call / prepared |",
+             "|---|---|---|---|---|---|"]
+    for (gate, n, kernel), t in sorted(calls.items()):
+        p = prepared.get((gate, n, kernel))
+        if p is not None:
+            lines.append(f"| {gate} | {n} | {kernel} | {format_seconds(t)} | {format_seconds(p)} "
+                         f"| {t / p:.2f} |")
+    return "\n".join(lines)
+
+
+SECTIONS = (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
+            ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling),
+            ("Cost of the plain kernel call", call_overhead))
