@@ -125,13 +125,15 @@ def main(argv=None):
     p.add_argument("--case", action="append", help="only case ids matching this glob "
                    "(repeatable); --list shows them")
     p.add_argument("--tier", choices=["1", "2", "all"], default="all")
-    p.add_argument("--rounds", type=int, default=10, help="tier-2 paired rounds")
+    p.add_argument("--rounds", type=int, help="tier-2 paired rounds (default 16)")
     p.add_argument("--out", help="report folder (default reports/out)")
     p.add_argument("--repo", help="the git repository (default this checkout)")
     p.add_argument("--list", action="store_true", help="list the gated cases and exit")
     p.set_defaults(func=cmd_gate)
     p = sub.add_parser("calibrate", help="A/A gate runs: the spreads behind the tolerances")
     p.add_argument("--rev", default="HEAD")
+    p.add_argument("--perturb", action="store_true", help="heads that only move the heap layout")
+    p.add_argument("--case", action="append", help="only case ids matching this glob")
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--tier", choices=["1", "2", "all"], default="all")
     p.add_argument("--write", action="store_true",

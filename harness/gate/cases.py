@@ -56,6 +56,8 @@ def _cases():
     for kernel in COUNT_KERNELS:
         for gate in COUNT_GATES:
             yield Case(f"gate/{gate}/{kernel}/n{n}", 1, "gate", (gate, kernel, n))
+    # a prepared gate on a small state: the per-call cost around the kernel
+    yield Case("gate/H/stride/n4", 1, "gate", ("H", "stride", 4))
     # the circuit the seeds benchmark: prepared gates applied one after another
     yield Case("circuit/QCBM/stride/n10", 1, "circuit", ("QCBM", "stride", 10), calls=1)
     for problem, size in AD_CASES:

@@ -200,7 +200,7 @@ def verdict(result):
 def main(opts):
     tiers = (1, 2) if opts.tier == "all" else (int(opts.tier),)
     code, reason, _ = run(opts.base, opts.head, repo=opts.repo or ROOT, patterns=opts.case,
-                          tiers=tiers, rounds=opts.rounds, out=opts.out or OUT)
+                          tiers=tiers, rounds=opts.rounds or walltime.ROUNDS, out=opts.out or OUT)
     print(f"report: {Path(opts.out or OUT) / 'gate.md'}")
     print(f"gate: {reason}", file=sys.stderr)
     return code
