@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,dev
 
-.PHONY: setup test quick bench report publish preview validate threshold clean
+.PHONY: setup test lint quick bench report publish preview validate threshold gate calibrate clean
 
 setup: $(STAMP)
 
@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml requirements/pinned.txt
 
 test: setup  ## the test suite
 	$(PY) -m pytest
+
+lint: setup  ## ruff, configured in pyproject.toml (.ci/run runs it)
+	$(PY) -m ruff check .
 
 quick: setup  ## every asv benchmark once on small sizes, nothing saved; fails on any failure
 	$(PY) -m harness quick
@@ -45,5 +48,16 @@ publish: setup  ## the asv dashboard in .asv/html, offline: CDN files replaced b
 preview: publish  ## serve the dashboard on http://127.0.0.1:8080 only (PORT=8080)
 	$(PY) -m harness.dashboard preview --port $(or $(PORT),8080)
 
+# The regression gate: BASE's and HEAD's gated benchmarks compared on this machine
+# (instruction counts under callgrind, wall time in alternating rounds). Exit 1 on a
+# regression, 2 when it cannot run; the report is reports/out/gate.md.
+BASE ?= HEAD~1
+gate: setup  ## compare BASE (default HEAD~1) with HEAD (or HEAD=REV); fails on a regression
+	$(PY) -m harness gate --base $(BASE) $(if $(HEAD),--head $(HEAD))
+
+calibrate: setup  ## 20 A/A gate runs of HEAD: the spreads behind the tolerances (RUNS=20)
+	$(PY) -m harness calibrate --runs $(or $(RUNS),20)
+
 clean:
-	rm -rf $(VENV) results/html .asv
+	git worktree prune
+	rm -rf $(VENV) results/html .asv .gate

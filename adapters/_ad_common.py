@@ -11,8 +11,9 @@ An AD adapter module offers::
 
 import contextlib
 import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

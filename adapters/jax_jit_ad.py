@@ -20,6 +20,7 @@ import time
 
 from . import _ad_common
 from ._translate import translate
+
 # sync is this adapter's too: the same JAX runtime
 from .jax_ad import AVAILABLE, NUMPY, REASON, jax, sync, to_device  # noqa: F401
 

@@ -41,7 +41,8 @@ def _asv(args, profile, env=None):
 
 
 def cmd_quick(opts):
-    args = ["--quick", "--dry-run", "--show-stderr"] + (["--bench", opts.bench] if opts.bench else [])
+    args = ["--quick", "--dry-run", "--show-stderr"]
+    args += ["--bench", opts.bench] if opts.bench else []
     code = _asv(args, "quick")
     if code:
         print(f"asv reported failed benchmarks (exit {code})", file=sys.stderr)

@@ -108,7 +108,8 @@ ASSETS = (
     Asset("https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/js/bootstrap.min.js", BOOTSTRAP,
           "dist/js/bootstrap.min.js", "sha256-iY0FoX8s/FEg3c26R6iFw3jAtGbzDwcA5QJ1fiS0A6E=", True),
     Asset("https://cdn.jsdelivr.net/npm/bootstrap@3.1.1/dist/css/bootstrap.min.css", BOOTSTRAP,
-          "dist/css/bootstrap.min.css", "sha256-6VA0SGkrc43SYPvX98q/LhHwm2APqX5us6Vuulsafps=", True),
+          "dist/css/bootstrap.min.css", "sha256-6VA0SGkrc43SYPvX98q/LhHwm2APqX5us6Vuulsafps=",
+          True),
 )
 
 # Tags that make the browser fetch something (a navigation link, <a href>, fetches nothing).

@@ -6,7 +6,8 @@ problem not named runs at all the sizes of ``kernels.ad.problems``); ``ad_chunk_
 the problems and sizes of forward mode's chunk sweep; ``ad_max_seconds`` the longest a
 combination's first gradient may be predicted to take (``ad_backends.first_call_seconds``)
 before it is skipped, which keeps finite differences, AlgoPy and eager JAX off the large
-element loops, where one gradient takes minutes to hours."""
+element loops, where one gradient takes minutes to hours. ``gate_cases``: globs of the
+regression gate's tier-1 cases whose instruction counts the profile records (absent: all)."""
 
 import os
 
@@ -20,6 +21,8 @@ PROFILES = {
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
         "ad_max_seconds": 0.4,
+        # the gate's instruction counts: one case of each family (None: every case)
+        "gate_cases": ["gate/H/stride/n14", "circuit/QCBM/*", "ad/rational/reverse/*"],
     },
     "default": {
         "rounds": 1,

@@ -4,7 +4,8 @@ the hand-written gradient, as tables (ok / skipped with the reason / WRONG)."""
 
 import numpy as np
 
-from harness.ad import backends as ad_backends, validate as ad_validate
+from harness.ad import backends as ad_backends
+from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
 from kernels.statevector import circuits

@@ -7,7 +7,8 @@ from pathlib import Path
 from harness import ids, results
 from harness.ad import tables as ad_tables
 from harness.statevector import tables as sv_tables
-from reports import figures_ad, figures_statevector as sv, machine, page
+from reports import figures_ad, machine, page
+from reports import figures_statevector as sv
 
 OUT = Path(__file__).resolve().parent / "out"
 
@@ -28,7 +29,8 @@ SECTIONS = (
          [ids.GATE_CALL, ids.GATE_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
-        ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure, [ids.GATE_TIME, ids.COPY_BANDWIDTH]),
+        ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure,
+         [ids.GATE_TIME, ids.COPY_BANDWIDTH]),
         ("table", "bandwidth", "Effective bandwidth", sv_tables.bandwidth,
          [ids.GATE_TIME, ids.COPY_BANDWIDTH, ids.INPLACE_BANDWIDTH]),
         ("figure", "threads", "thread-scaling figure", sv.threads_figure, [ids.THREADS_TIME]),

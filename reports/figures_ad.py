@@ -3,7 +3,6 @@ case), with the chunk forward mode picks by default marked on each line."""
 
 from harness import ids, results
 from harness.ad.tables import default_chunks
-
 from reports._plot import grid, save
 
 

@@ -5,7 +5,6 @@ thread scaling. Each function takes the asv Results and the output folder and re
 
 from harness import ids, results
 from harness.statevector.tables import effective_gbs
-
 from reports._plot import colour, grid, save
 
 PEER = "qulacs"

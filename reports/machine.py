@@ -36,7 +36,7 @@ def machine(name, res):
     cpu = info.get("cpu") or (_cpuinfo_model() if name == os.uname().nodename else None)
     ram = info.get("ram")
     memory = f"{int(ram) / 2**30:.1f} GiB" if str(ram).isdigit() else (ram or "unknown")
-    date = datetime.datetime.fromtimestamp(res.date / 1000, datetime.timezone.utc) \
+    date = datetime.datetime.fromtimestamp(res.date / 1000, datetime.UTC) \
         if res.date else None
     return [("machine", name), ("CPU", cpu or "unknown"),
             ("cores", info.get("num_cpu") or "unknown"), ("memory", memory),

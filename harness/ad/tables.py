@@ -81,7 +81,8 @@ def ad_objectives(res):
 
     def cell(row, b):
         numpy = row.get("numpy")
-        return format_seconds(row[b]) + (f" ({row[b] / numpy:.3g}x)" if numpy and b != "numpy" else "")
+        ratio = f" ({row[b] / numpy:.3g}x)" if numpy and b != "numpy" else ""
+        return format_seconds(row[b]) + ratio
     table = _matrix(rows, cell)
     if compiled:
         table += "\n\nCompile seconds (outside every timed call)\n\n" + \

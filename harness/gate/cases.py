@@ -15,7 +15,8 @@ as changed instead of being judged.
 
 import hashlib
 import inspect
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -112,7 +113,8 @@ def random_state(n, rng):
 
 
 def random_unitary(k, rng):
-    q, r = np.linalg.qr(rng.standard_normal((1 << k,) * 2) + 1j * rng.standard_normal((1 << k,) * 2))
+    shape = (1 << k, 1 << k)
+    q, r = np.linalg.qr(rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
     return q * (np.diagonal(r) / np.abs(np.diagonal(r)))
 
 
@@ -153,7 +155,8 @@ def _prepared(kernel, n, instructions):
         raise Missing(f"no prepared gates in this revision ({exc})") from None
     if kernel not in KERNELS:
         raise Missing(f"no kernel {kernel!r} in this revision")
-    return [prepare(kernel, n, m, locs, ctrls, vals or None) for m, locs, ctrls, vals in instructions]
+    return [prepare(kernel, n, m, locs, ctrls, vals or None)
+            for m, locs, ctrls, vals in instructions]
 
 
 def _device(kernel):
@@ -234,7 +237,8 @@ def ad_workload(problem, n, engine, chunk):
                                  f"against a norm of {norm:.3g}")
 
     source = inspect.getsource(p.f)
-    return Workload(run, check, _digest(problem, n, options, source, *[np.asarray(a) for a in args]))
+    arrays = [np.asarray(a) for a in args]
+    return Workload(run, check, _digest(problem, n, options, source, *arrays))
 
 
 BUILDERS = {"gate": gate_workload, "circuit": circuit_workload, "ad": ad_workload}

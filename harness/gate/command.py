@@ -14,7 +14,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from harness.gate import accept, cases as case_table, counts, decide, report, trees, walltime
+from harness.gate import accept, counts, decide, report, trees, walltime
+from harness.gate import cases as case_table
 from harness.gate.runner import GateError, count_cpu, environment, run_probe
 
 ROOT = Path(__file__).resolve().parents[2]

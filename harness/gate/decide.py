@@ -62,11 +62,14 @@ def median_interval(values, confidence=CONFIDENCE):
 
 
 def wall_verdict(ratios, tol=WALL_TOLERANCE, confidence=CONFIDENCE):
-    """("slower" | "faster" | "same", (low, median, high, coverage)) of paired ratios:
-    slower only when the whole interval lies above 1 + tol, faster only when it lies
-    below 1 / (1 + tol)."""
+    """("slower" | "faster" | "same" | "inconclusive", (low, median, high, coverage)) of
+    paired ratios: slower only when the whole interval lies above 1 + tol, faster only
+    when it lies below 1 / (1 + tol); inconclusive with too few rounds for an interval
+    of the confidence asked (fewer than 6 at 95%)."""
     interval = median_interval(ratios, confidence)
-    low, _, high, _ = interval
+    low, _, high, coverage = interval
+    if coverage < confidence:
+        return "inconclusive", interval
     if low > 1 + tol:
         return "slower", interval
     if high < 1 / (1 + tol):

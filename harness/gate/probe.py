@@ -140,8 +140,9 @@ def numba_functions():
         for obj in list(vars(module).values()):
             if not isinstance(obj, Dispatcher):
                 continue
-            for sig, cres in obj.overloads.items():
-                label = f"{obj.py_func.__qualname__}{sig}"
+            for cres in obj.overloads.values():
+                # overloads of one function share its name: their counts add up
+                label = obj.py_func.__qualname__
                 try:
                     fn = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
                     wrapper = cres.library.get_pointer_to_function(

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 #: Row order: what fails the gate first, then what a reader should look at.
-ORDER = {"regression": 0, "accepted": 1, "slower (report only)": 2, "faster": 3, "same": 4}
+ORDER = {"regression": 0, "accepted": 1, "slower (report only)": 2, "faster": 3, "same": 4,
+         "inconclusive": 5}
 
 
 def _sorted(rows):

@@ -20,8 +20,8 @@ def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
             if peer is None or not own:
                 continue
             best = min(own, key=own.get)
-            lines.append(f"| {gate} | {n} | {format_seconds(peer)} | {best} {format_seconds(own[best])} "
-                         f"| {own[best] / peer:.2f} |")
+            lines.append(f"| {gate} | {n} | {format_seconds(peer)} | {best} "
+                         f"{format_seconds(own[best])} | {own[best] / peer:.2f} |")
     return "\n".join(lines)
 
 
@@ -60,7 +60,8 @@ def thread_scaling(res):
     for (gate, n, backend, t), v in sorted(data.items()):
         one = data.get((gate, n, backend, 1))
         if one is not None:
-            lines.append(f"| {gate} | {n} | {backend} | {t} | {format_seconds(v)} | {one / v:.2f} |")
+            lines.append(f"| {gate} | {n} | {backend} | {t} | {format_seconds(v)} "
+                         f"| {one / v:.2f} |")
     return "\n".join(lines)
 
 

@@ -30,8 +30,8 @@ def report(qubits, locs=(0, 5)):
                 continue
             g = check_gate(state, gates.H, (loc,))
             (serial, args), (parallel, _) = (stride.plan(g, state.dtype, p) for p in (False, True))
-            ts = best_time(lambda: serial(state, *args))
-            tp = best_time(lambda: parallel(state, *args))
+            ts = best_time(lambda serial=serial, args=args, state=state: serial(state, *args))
+            tp = best_time(lambda parallel=parallel, args=args, state=state: parallel(state, *args))
             ratio.append((ts, tp))
         ts = min(r[0] for r in ratio)
         tp = min(r[1] for r in ratio)

@@ -2,10 +2,10 @@
 
 ``ENGINES`` maps a name to an engine module; every engine has
 ``gradient(f, *args, **options) -> tuple`` for a scalar-valued plain-numpy ``f`` (see
-DESIGN.md, "Contract: AD engines").
+docs/architecture.md, "AD engines").
 """
 
-from . import finite, forward, reverse, rules, source
+from . import finite, forward, reverse, rules, source  # noqa: F401 - rules: kernels.ad.rules
 
 ENGINES = {
     "forward": forward,

@@ -14,8 +14,7 @@ import operator
 import numpy as np
 
 from . import _source_runtime as rt
-from ._source_ir import (Block, Build, Copy, Function, If, Loop, Op, Plain, Ref, Unpack,
-                         Value)
+from ._source_ir import Block, Build, Copy, Function, If, Loop, Op, Plain, Ref, Unpack, Value
 from ._source_parse import check, error, function_node, rewrite_jumps
 from ._source_scope import MISSING, Names, Scope, leaves, stored
 
@@ -130,7 +129,7 @@ class _Lowerer:
 
     # -- statements --------------------------------------------------------------------------
 
-    def lower_stmts(self, stmts, tail):
+    def lower_stmts(self, stmts, tail):  # noqa: C901 - one branch per statement kind
         for i, s in enumerate(stmts):
             self.line = s.lineno
             last = tail and i == len(stmts) - 1

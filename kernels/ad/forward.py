@@ -339,7 +339,7 @@ def _split(flat, args):
 
 def _gradient_flat(f, args, chunk):
     parts = []
-    for start, size, tag, result in _passes(f, args, chunk):
+    for _start, size, tag, result in _passes(f, args, chunk):
         if np.ndim(result) != 0:
             raise ValueError(f"gradient needs a scalar-valued function; f returned shape "
                              f"{np.shape(result)}: use jacobian")
@@ -372,7 +372,7 @@ def jacobian(f, x, chunk=None):
     """The Jacobian of an array-valued ``f`` at the array ``x``: shape
     ``np.shape(f(x)) + x.shape``."""
     cols, out_shape = [], None
-    for start, size, tag, result in _passes(f, (x,), chunk):
+    for _start, size, tag, result in _passes(f, (x,), chunk):
         out_shape = np.shape(result)
         p = _partials_of(result, tag, size, out_shape)
         cols.append(np.moveaxis(p, 0, -1) if not isinstance(p, Dual) else p)

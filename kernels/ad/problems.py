@@ -11,7 +11,8 @@ code on its own numpy (``jax.numpy``, ``autograd.numpy``) by rebuilding the func
 a globals dict whose ``np`` is that module.
 """
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 

@@ -147,7 +147,8 @@ def _output(ct, a):
     elif type(a) is float:
         if type(ct) is float:
             return ct
-    elif not isinstance(a, (float, int, np.floating, np.integer)) or isinstance(a, (bool, np.bool_)):
+    elif (not isinstance(a, (float, int, np.floating, np.integer))
+          or isinstance(a, (bool, np.bool_))):
         raise _NotDifferentiable
     return _as_output(ct, a)
 

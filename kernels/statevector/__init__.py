@@ -2,8 +2,8 @@
 
     kernel(state, matrix, locs, ctrl_locs=(), ctrl_vals=None) -> state
 
-``state`` is updated in place and returned. See DESIGN.md for the conventions (qubit q is
-bit q of the index; bit j of the matrix index is ``locs[j]``).
+``state`` is updated in place and returned. See docs/architecture.md for the conventions
+(qubit q is bit q of the index; bit j of the matrix index is ``locs[j]``).
 """
 
 from . import cuda, loop, naive, stride, subspace, threaded, unrolled

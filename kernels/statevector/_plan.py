@@ -8,8 +8,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .bits import bcomspace, ctrl_offset, group_shift
 from ._validate import check_gate
+from .bits import bcomspace, ctrl_offset, group_shift
 
 #: dtype.char of complex128 and complex64, the types the numba kernels are compiled for.
 NUMBA_DTYPES = "DF"

@@ -11,7 +11,7 @@ cupy is imported on first use, never at import time, so the package and its CPU 
 work without cupy or a GPU; ``apply`` then raises NotImplementedError saying why.
 """
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +35,7 @@ MAX_K = 5
 _SUFFIX = {np.dtype(np.complex128): "c128", np.dtype(np.complex64): "c64"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_cupy():
     """(cupy, description) or (None, why not); asked once per process."""
     try:
@@ -86,14 +86,14 @@ def grid_size(count):
     return max(1, min(-(-count // BLOCK), MAX_GRID))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _module():
     # compiled (per device) on first use; the RawKernels it hands out follow the device too
     cp, _ = _load_cupy()
     return cp.RawModule(code=SOURCE.read_text())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _kernel(name):
     return _module().get_function(name)
 

@@ -5,8 +5,8 @@ Only numpy indexing and ``@`` are used, so any element type works: complex, obje
 arrays of sympy expressions, dual numbers.
 """
 
-from .bits import bcomspace, bsubspace, ctrl_offset
 from ._validate import check_gate
+from .bits import bcomspace, bsubspace, ctrl_offset
 
 
 def block_indices(n, locs, ctrl_locs=(), ctrl_vals=()):

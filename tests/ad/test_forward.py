@@ -2,11 +2,12 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels.ad import forward, rules
 
-from .cases import CASES, IDS
+from .cases import CASES
 
 SIZED = [c for c in CASES if c[0] in {"element-loop", "matmul-2d-2d", "sum-axis", "getitem",
                                       "dot", "transpose", "fan-out", "nested-functions"}]
@@ -127,7 +128,8 @@ def test_nested_derivatives_do_not_confuse_perturbations():
 
 
 def test_python_and_numpy_scalars_mix_with_duals():
-    (g,) = forward.gradient(lambda x: np.sum(np.float64(2.0) * x + np.ones(3) * x) / 3 + 1, np.ones(3))
+    (g,) = forward.gradient(lambda x: np.sum(np.float64(2.0) * x + np.ones(3) * x) / 3 + 1,
+                            np.ones(3))
     np.testing.assert_allclose(g, [1.0, 1.0, 1.0])
 
 

@@ -8,7 +8,8 @@ import operator
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels.ad import rules
 from kernels.ad.reverse import Variable, gradient

@@ -10,7 +10,7 @@ from asv.runner import BenchmarkResult
 
 from harness import ids
 
-STARTED = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+STARTED = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
 DATE = 1700000000000  # ms since the epoch: 2023-11-14 22:13 UTC
 
 

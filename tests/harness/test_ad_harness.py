@@ -6,8 +6,11 @@ import types
 import numpy as np
 import pytest
 
-from harness import ids, profiles, results, validate as validate_all
-from harness.ad import backends as ad_backends, tables, validate as ad_validate
+from harness import ids, profiles, results
+from harness import validate as validate_all
+from harness.ad import backends as ad_backends
+from harness.ad import tables
+from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from kernels.ad.problems import PROBLEMS
 from tests.harness import fake_results

@@ -6,7 +6,7 @@ import pytest
 from harness import profiles, threads
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
-from kernels.statevector import circuits, gates
+from kernels.statevector import circuits
 from kernels.statevector.states import random_state
 
 

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from harness import ids
-from reports import __main__ as cli, build, page
+from reports import __main__ as cli
+from reports import build, page
 from tests.harness import fake_results
 
 GATES = [["'X'", "'H'"], ["4", "8"], ["'naive'", "'stride'", "'qulacs'"]]

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-from kernels.statevector import gates
 from kernels.statevector.states import random_state
 
 

@@ -2,7 +2,16 @@ import numpy as np
 import pytest
 
 from kernels.statevector.bits import (
-    bcomspace, bmask, bsubspace, ctrl_offset, group_shift, insert_zeros, ismatch, lmove, log2i)
+    bcomspace,
+    bmask,
+    bsubspace,
+    ctrl_offset,
+    group_shift,
+    insert_zeros,
+    ismatch,
+    lmove,
+    log2i,
+)
 
 
 def test_log2i():

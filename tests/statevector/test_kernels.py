@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kernels.statevector import CPU_KERNELS, KERNELS, gates, naive
 from kernels.statevector.states import random_state

@@ -1,0 +1,107 @@
+"""Whole gate runs on a scratch clone: an A/A run is even, an injected slowdown
+in a numba kernel is caught and explained, a Perf-accepted trailer accepts it, and the
+gate exits 2 on an unknown revision and on a benchmark that gives a wrong result."""
+
+import subprocess
+import sys
+
+from harness.gate import command
+from tests.gate.conftest import BROKEN, THRICE, needs_valgrind
+from tests.gate.gitrepo import commit, git
+
+
+def _run(clone, tmp_path, base, head, patterns, tiers=(1,), rounds=6):
+    return command.run(base, head, repo=clone, patterns=patterns, tiers=tiers, rounds=rounds,
+                       out=tmp_path, stored={})
+
+
+def test_unknown_revision_exits_2(clone, tmp_path):
+    code, reason, result = _run(clone, tmp_path, "no-such-rev", "HEAD", ["gate/H/stride/n4"])
+    assert code == 2 and "unknown revision 'no-such-rev'" in reason
+    assert "could not run" in (tmp_path / "gate.md").read_text()
+
+
+def test_cli_exit_codes_and_one_line_reason(clone, tmp_path):
+    run = subprocess.run([sys.executable, "-m", "harness", "gate", "--base", "nope", "--repo",
+                          str(clone), "--out", str(tmp_path)], capture_output=True, text=True,
+                         cwd=command.ROOT)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].startswith("gate: could not run: unknown revision")
+    run = subprocess.run([sys.executable, "-m", "harness", "gate"], capture_output=True,
+                         text=True, cwd=command.ROOT)
+    assert run.returncode == 2 and "--base REV is required" in run.stderr
+    listed = subprocess.run([sys.executable, "-m", "harness", "gate", "--list"],
+                            capture_output=True, text=True, cwd=command.ROOT).stdout
+    assert "tier 1  gate/H/stride/n14" in listed and "tier 2  wall/H/stride/n22" in listed
+
+
+def test_wrong_result_exits_2(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    head = commit(clone, "break stride", append={"kernels/statevector/stride.py": BROKEN})
+    try:
+        # tier 2 needs no valgrind: the build's validation fails before any timing
+        code, reason, _ = _run(clone, tmp_path, base, head, ["wall/H/stride/*"], tiers=(2,))
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+    assert code == 2
+    assert "wall/H/stride/n22 failed on head" in reason and "amplitude error" in reason
+
+
+@needs_valgrind
+def test_aa_run_is_even(clone, tmp_path):
+    code, reason, result = _run(clone, tmp_path, "HEAD", "HEAD",
+                                ["gate/H/stride/n4", "ad/rational/source/n1"])
+    assert code == 0, reason
+    ratios = {r["id"]: r["ratio"] for r in result["tier1"]}
+    assert ratios["gate/H/stride/n4"] == 1.0
+    # Python code whose strings include the tree's path (generated code, file names)
+    # hashes differently in the two trees: a few instructions per call
+    assert abs(ratios["ad/rational/source/n1"] - 1) < 1e-3
+
+
+@needs_valgrind
+def test_injected_kernel_slowdown_is_caught_then_accepted(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    slow = commit(clone, "stride three times", append={"kernels/statevector/stride.py": THRICE})
+    try:
+        code, reason, result = _run(clone, tmp_path / "slow", base, slow,
+                                    ["gate/H/stride/n14", "gate/H/loop/n14"])
+        assert code == 1, reason
+        rows = {r["id"]: r for r in result["tier1"]}
+        hit = rows["gate/H/stride/n14"]
+        assert hit["verdict"] == "regression" and 2.5 < hit["ratio"] < 3.1
+        assert rows["gate/H/loop/n14"]["verdict"] == "same"
+        # the JIT loop that grew is named, not left as an address
+        assert hit["functions"][0][0].startswith("numba:stride_hadamard")
+        assert any("thrice" in name for name, *_ in hit["python"])
+        text = (tmp_path / "slow" / "gate.md").read_text()
+        assert "REGRESSION" in text and "numba:stride_hadamard" in text
+
+        accepted = commit(clone, "accept it", trailers=[
+            "Perf-accepted: gate/H/stride/*: the test's deliberate slowdown"])
+        code, reason, result = _run(clone, tmp_path / "ok", base, accepted, ["gate/H/stride/n14"])
+        assert code == 0, reason
+        (row,) = result["tier1"]
+        assert row["verdict"] == "accepted"
+        assert row["accepted"]["reason"] == "the test's deliberate slowdown"
+        assert "deliberate slowdown" in (tmp_path / "ok" / "gate.md").read_text()
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+
+
+@needs_valgrind
+def test_new_and_changed_cases_are_listed_not_judged(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    # head: the H matrix changes (a definition change) and no `subspace` kernel exists
+    head = commit(clone, "change H, drop subspace", append={
+        "kernels/statevector/gates.py": "\nH = -H\n",
+        "kernels/statevector/__init__.py": '\ndel KERNELS["subspace"]\n'})
+    try:
+        code, reason, result = _run(clone, tmp_path, base, head, ["gate/H/stride/n4",
+                                    "gate/X/subspace/n14", "gate/X/stride/n14"])
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+    assert code == 0, reason
+    listed = {r["id"]: r["status"] for r in result["not_judged"]}
+    assert listed == {"gate/H/stride/n4": "changed", "gate/X/subspace/n14": "removed"}
+    assert [r["id"] for r in result["tier1"]] == ["gate/X/stride/n14"]
