@@ -48,6 +48,21 @@ def available():
     return out
 
 
+def modules(kind):
+    """The adapter modules of ``kind`` ("simulator" or "ad"), whether their tool is
+    installed or not (each says so in AVAILABLE/REASON); a module that fails to import is
+    left out (:func:`available` says why)."""
+    out = []
+    for name, k in ADAPTERS.items():
+        if k != kind:
+            continue
+        try:
+            out.append(load(name))
+        except Exception:  # a broken adapter module must not stop the others
+            continue
+    return out
+
+
 def _usable(kind):
     return {name: load(name) for name, (ok, _) in available().items()
             if ok and ADAPTERS[name] == kind}

@@ -82,9 +82,14 @@ def cmd_table(opts):
 
 def cmd_gate(opts):
     if opts.list:
+        from harness.gate import decide
         from harness.gate.cases import CASES
+        stored = decide.load()
         for case in CASES.values():
-            print(f"tier {case.tier}  {case.id}")
+            tol, source = decide.tolerance(case.id, case.tier, stored)
+            blocking = "" if case.tier == 1 else (
+                ", blocking" if decide.may_block(case.id, stored) else ", report only")
+            print(f"tier {case.tier}  {case.id:<32} tolerance {tol:.1%} ({source}{blocking})")
         return 0
     if not opts.base:
         print("gate: could not run: --base REV is required", file=sys.stderr)

@@ -88,19 +88,10 @@ class AdapterBackend:
 
 
 def ad_adapters():
-    """The AD adapter modules, whether their tool is installed or not (each says so in
-    AVAILABLE/REASON, and its backend skips with that reason); a module that fails to
-    import is left out (``adapters.available()`` reports why)."""
+    """The AD adapter modules (see ``adapters.modules``): a backend whose tool is missing
+    skips with the module's REASON."""
     import adapters
-    modules = []
-    for name, kind in adapters.ADAPTERS.items():
-        if kind != "ad":
-            continue
-        try:
-            modules.append(adapters.load(name))
-        except Exception:
-            continue
-    return modules
+    return adapters.modules("ad")
 
 
 def names():

@@ -99,7 +99,7 @@ def tolerance(case_id, tier, stored):
             return UNCALIBRATED, "default: no A/A data"
         return entry["tolerance"], f"A/A spread {entry['spread']:.2%} over {entry['runs']} runs"
     if entry is None:
-        return WALL_TOLERANCE, "report only: no A/A data"
+        return WALL_TOLERANCE, "no A/A data"
     return WALL_TOLERANCE, (f"{entry['false_alarms']} false alarms in {entry['runs']} A/A runs")
 
 

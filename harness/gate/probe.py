@@ -5,9 +5,11 @@
 It runs as a script, never as ``harness.gate.probe``, so that the only project code it
 imports is the revision's (``kernels`` from TREE); the case table comes from the file
 beside it, the tree the gate was started from. The project is usually installed in
-editable mode, and setuptools' editable finder resolves ``kernels`` to the installed
-checkout whatever ``sys.path`` or PYTHONPATH say, so :func:`isolate` removes that finder
-first and the output lists where every project module came from, which the gate checks.
+editable mode, and setuptools' editable finder, consulted after ``sys.path``, supplies
+from the installed checkout any project package or module the tree lacks (a package an
+old revision did not have yet): a silent mix of two revisions. :func:`isolate` removes
+that finder first, and the output lists where every project module came from, which the
+gate checks (``tests/gate/test_probe.py`` shows the mix without it).
 
 Modes (each writes JSON to FILE):
 

@@ -48,18 +48,14 @@ def _drilldown(r):
     if r.get("accepted"):
         a = r["accepted"]
         out += [f"Accepted by {a['commit'][:10]} ({a['subject']}): {a['reason']}", ""]
-    if r.get("functions"):
-        out += ["Functions whose instructions per call grew most (callgrind, self cost):", "",
-                "| function | base | head | change |", "|---|---|---|---|"]
-        out += [f"| `{name}` | {_count(b)} | {_count(h)} | +{_count(d)} |"
-                for name, b, h, d in r["functions"]]
-        out.append("")
-    if r.get("python"):
-        out += ["Python functions whose bytecodes per call grew most:", "",
-                "| function | base | head | change |", "|---|---|---|---|"]
-        out += [f"| `{name}` | {_count(b)} | {_count(h)} | +{_count(d)} |"
-                for name, b, h, d in r["python"]]
-        out.append("")
+    for key, title in (("functions", "Functions whose instructions per call grew most "
+                                      "(callgrind, self cost):"),
+                       ("python", "Python functions whose bytecodes per call grew most:")):
+        if r.get(key):
+            out += [title, "", "| function | base | head | change |", "|---|---|---|---|"]
+            out += [f"| `{name}` | {_count(b)} | {_count(h)} | +{_count(d)} |"
+                    for name, b, h, d in r[key]]
+            out.append("")
     return out
 
 

@@ -99,18 +99,10 @@ class AdapterBackend:
 
 
 def simulator_adapters():
-    """The simulator adapter modules, whether their tool is installed or not (each says
-    so in AVAILABLE/REASON, and its backend skips with that reason)."""
+    """The simulator adapter modules (see ``adapters.modules``): a backend whose tool is
+    missing skips with the module's REASON."""
     import adapters
-    modules = []
-    for name, kind in adapters.ADAPTERS.items():
-        if kind != "simulator":
-            continue
-        try:
-            modules.append(adapters.load(name))
-        except Exception:  # a broken adapter module; `adapters.available()` says why
-            continue
-    return modules
+    return adapters.modules("simulator")
 
 
 def names():

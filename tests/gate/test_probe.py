@@ -1,0 +1,82 @@
+"""The probe measures the revision it is pointed at: with the project installed in
+editable mode, setuptools' finder resolves ``kernels`` to the installed checkout whatever
+PYTHONPATH says; the probe removes that finder, and the gate refuses any run in which a
+project module came from outside the revision's tree."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.gate import trees
+from harness.gate.command import ROOT
+from harness.gate.runner import PROBE, environment, run_probe
+from tests.gate.gitrepo import commit, git
+
+MARKER = "\nGATE_TEST_MARKER = 'the measured tree'\n"
+
+
+def _probe_module():
+    spec = importlib.util.spec_from_file_location("_gate_probe_under_test", PROBE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _editable_install():
+    """Whether this interpreter has the project installed by setuptools in editable mode."""
+    return any(p.name.startswith("__editable__") and "qsim_ad_bench" in p.name
+               for d in map(Path, sys.path) if d.is_dir() for p in d.iterdir())
+
+
+def test_probe_imports_the_tree_it_measures(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    # a revision with a marker in kernels and without kernels/ad (as an old base lacks
+    # a package that the installed checkout has)
+    git(clone, "rm", "-r", "-q", "kernels/ad")
+    head = commit(clone, "marker, no AD", append={"kernels/__init__.py": MARKER})
+    try:
+        side = trees.checkout(clone, tmp_path / ".gate", "head", head)
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+    tree = str(side.tree)
+    show = "import kernels, kernels.ad; print(kernels.__file__); print(kernels.ad.__file__)"
+
+    # Without the probe's isolation, PYTHONPATH gives the tree's kernels, but the editable
+    # finder fills in what the tree lacks from the installed checkout: a silent mix.
+    plain = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True,
+                           cwd=tmp_path, env={**environment(side), "PYTHONPATH": tree})
+    if _editable_install():
+        first, second = plain.stdout.split()
+        assert first.startswith(tree + "/")
+        assert second == str(ROOT / "kernels" / "ad" / "__init__.py")
+
+    # With it, the tree is all there is.
+    isolate = (f"import sys; sys.path.insert(0, {str(PROBE.parent)!r}); import probe; "
+               f"probe.isolate({tree!r}); ")
+    isolated = subprocess.run([sys.executable, "-c", isolate + "import kernels; "
+                               "print(kernels.__file__); print(kernels.GATE_TEST_MARKER)"],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env=environment(side), check=True).stdout.split("\n")
+    assert isolated[0].startswith(tree + "/") and isolated[1] == "the measured tree"
+    missing = subprocess.run([sys.executable, "-c", isolate + show], capture_output=True,
+                             text=True, cwd=tmp_path, env=environment(side))
+    assert missing.returncode != 0 and "No module named 'kernels.ad'" in missing.stderr
+
+    # The probe reports where every project module came from; the AD case is missing
+    # from this revision instead of being measured in the installed checkout.
+    result = run_probe("build", side, ["gate/H/stride/n4", "ad/rational/reverse/n1"],
+                       tmp_path / "build.json", environment(side))
+    modules = result["provenance"]["modules"]
+    assert result["provenance"]["stray"] == {}
+    assert "kernels.statevector.stride" in modules
+    assert all(f.startswith(tree + "/") for f in modules.values() if f)
+    assert result["cases"]["gate/H/stride/n4"]["status"] == "ok"
+    assert result["cases"]["ad/rational/reverse/n1"]["status"] == "missing"
+
+
+def test_provenance_names_modules_from_elsewhere(tmp_path):
+    import kernels  # this test process's kernels: the checkout under test, not tmp_path
+
+    report = _probe_module().provenance(tmp_path)
+    assert report["stray"]["kernels"] == kernels.__file__
