@@ -9,6 +9,8 @@ The cases and the measuring code come from the tree the gate is started from, as
 benchmarks do; the code measured comes from each revision.
 """
 
+import contextlib
+import fcntl
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -127,6 +129,19 @@ def _tier2_rows(judged, times, stored, acceptances):
     return rows
 
 
+@contextlib.contextmanager
+def _exclusive(gate_dir):
+    """Hold ``gate_dir`` for this run: two gate runs on one repository would prune each
+    other's trees and share a work folder."""
+    gate_dir.mkdir(parents=True, exist_ok=True)
+    with open(gate_dir / "lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise GateError(f"another gate run is using {gate_dir}; wait for it to end") from None
+        yield
+
+
 def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=walltime.ROUNDS,
         out=OUT, gate_dir=None, stored=None):
     """Run the gate; write the report; return (exit code, one-line reason, result)."""
@@ -137,51 +152,58 @@ def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=wallti
     result = {"base": {"rev": base}, "head": {"rev": head}, "tier1": [], "tier2": [],
               "not_judged": []}
     try:
-        for name, rev in (("base", base), ("head", head)):
-            sha = trees.resolve(repo, rev)
-            result[name].update(sha=sha, subject=_subject(repo, sha))
-        ids = case_table.select(patterns, tiers)
-        if not ids:
-            raise GateError(f"no gated case matches {patterns} in tiers {tiers}")
-        ids1 = [c for c in ids if case_table.CASES[c].tier == 1]
-        ids2 = [c for c in ids if case_table.CASES[c].tier == 2]
-        settings = {"python": sys.version.split()[0], "counted CPU (numba)": count_cpu(),
-                    "warm-up calls before counting": counts.WARMUP,
-                    "tier-2 rounds": rounds if ids2 else 0}
-        lib = None
-        if ids1:
-            settings["valgrind"] = counts.valgrind()[1]
-            lib = counts.shim(gate_dir)
-        result["settings"] = settings
-        sides = {name: trees.checkout(repo, gate_dir, name, result[name]["sha"])
-                 for name in ("base", "head")}
-        trees.prune(repo, gate_dir, keep=sides.values())
-        workdir = gate_dir / "run"
-        workdir.mkdir(parents=True, exist_ok=True)
-        builds = _both(lambda side: _build(side, ids1, ids2, workdir), sides)
-        judged, result["not_judged"] = classify(ids, builds)
-        acceptances, result["malformed_trailers"] = accept.trailers(
-            repo, result["base"]["sha"], result["head"]["sha"])
-        result["acceptances"] = [a._asdict() for a in acceptances]
-        judged1 = [c for c in judged if c in ids1]
-        judged2 = [c for c in judged if c in ids2]
-        if judged1:
-            both = _both(lambda side: counts.count(side, judged1, workdir / f"cg-{side.name}",
-                                                   lib), sides)
-            measured = {k: v[0] for k, v in both.items()}
-            numba = {k: v[1] for k, v in both.items()}
-            result["tier1"] = _tier1_rows(judged1, measured, numba, stored, acceptances, sides,
-                                          workdir)
-        if judged2:
-            times = walltime.measure(sides, judged2, workdir / "wall", rounds)
-            result["tier2"] = _tier2_rows(judged2, times, stored, acceptances)
-        code, reason = verdict(result)
+        with _exclusive(gate_dir):
+            code, reason = _compare(result, repo, gate_dir, patterns, tiers, rounds, stored)
     except GateError as exc:
         code, reason = 2, f"could not run: {exc}"
         result["error"] = str(exc)
     result.update(exit=code, summary=reason, seconds=time.time() - start)
     report.write(result, out)
     return code, reason, result
+
+
+def _compare(result, repo, gate_dir, patterns, tiers, rounds, stored):
+    """The comparison itself, filling ``result``; (exit code, reason) or GateError."""
+    base, head = result["base"]["rev"], result["head"]["rev"]
+    for name, rev in (("base", base), ("head", head)):
+        sha = trees.resolve(repo, rev)
+        result[name].update(sha=sha, subject=_subject(repo, sha))
+    ids = case_table.select(patterns, tiers)
+    if not ids:
+        raise GateError(f"no gated case matches {patterns} in tiers {tiers}")
+    ids1 = [c for c in ids if case_table.CASES[c].tier == 1]
+    ids2 = [c for c in ids if case_table.CASES[c].tier == 2]
+    settings = {"python": sys.version.split()[0], "counted CPU (numba)": count_cpu(),
+                "warm-up calls before counting": counts.WARMUP,
+                "tier-2 rounds": rounds if ids2 else 0}
+    lib = None
+    if ids1:
+        settings["valgrind"] = counts.valgrind()[1]
+        lib = counts.shim(gate_dir)
+    result["settings"] = settings
+    sides = {name: trees.checkout(repo, gate_dir, name, result[name]["sha"])
+             for name in ("base", "head")}
+    trees.prune(repo, gate_dir, keep=sides.values())
+    workdir = gate_dir / "run"
+    workdir.mkdir(parents=True, exist_ok=True)
+    builds = _both(lambda side: _build(side, ids1, ids2, workdir), sides)
+    judged, result["not_judged"] = classify(ids, builds)
+    acceptances, result["malformed_trailers"] = accept.trailers(
+        repo, result["base"]["sha"], result["head"]["sha"])
+    result["acceptances"] = [a._asdict() for a in acceptances]
+    judged1 = [c for c in judged if c in ids1]
+    judged2 = [c for c in judged if c in ids2]
+    if judged1:
+        both = _both(lambda side: counts.count(side, judged1, workdir / f"cg-{side.name}",
+                                               lib), sides)
+        measured = {k: v[0] for k, v in both.items()}
+        numba = {k: v[1] for k, v in both.items()}
+        result["tier1"] = _tier1_rows(judged1, measured, numba, stored, acceptances, sides,
+                                      workdir)
+    if judged2:
+        times = walltime.measure(sides, judged2, workdir / "wall", rounds)
+        result["tier2"] = _tier2_rows(judged2, times, stored, acceptances)
+    return verdict(result)
 
 
 def verdict(result):

@@ -105,3 +105,11 @@ def test_new_and_changed_cases_are_listed_not_judged(clone, tmp_path):
     listed = {r["id"]: r["status"] for r in result["not_judged"]}
     assert listed == {"gate/H/stride/n4": "changed", "gate/X/subspace/n14": "removed"}
     assert [r["id"] for r in result["tier1"]] == ["gate/X/stride/n14"]
+
+
+def test_a_second_run_on_one_repository_exits_2(clone, tmp_path):
+    gate_dir = tmp_path / ".gate"
+    with command._exclusive(gate_dir):
+        code, reason, _ = command.run("HEAD", "HEAD", repo=clone, patterns=["gate/H/stride/n4"],
+                                      tiers=(1,), out=tmp_path, gate_dir=gate_dir, stored={})
+    assert code == 2 and "another gate run is using" in reason
