@@ -13,6 +13,7 @@ import contextlib
 import fcntl
 import sys
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -157,6 +158,9 @@ def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=wallti
     except GateError as exc:
         code, reason = 2, f"could not run: {exc}"
         result["error"] = str(exc)
+    except Exception as exc:  # a bug of the gate's own: still exit 2, never 0
+        code, reason = 2, f"could not run: the gate failed: {type(exc).__name__}: {exc}"
+        result["error"] = traceback.format_exc()
     result.update(exit=code, summary=reason, seconds=time.time() - start)
     report.write(result, out)
     return code, reason, result

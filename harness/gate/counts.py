@@ -132,14 +132,15 @@ def functions(dump, numba_names=None):
 
 def function_name(where, numba_names):
     """A readable, tree-independent name for callgrind_annotate's ``file:function [obj]``."""
-    left, _, obj = where.partition(" [")
-    obj = obj.rstrip("]").rsplit("/", 1)[-1]
+    left = where.partition(" [")[0]
     _, _, fn = left.partition(":")
     fn = fn or left
-    if fn.startswith("0x"):
+    # callgrind marks recursion levels (name'2) and cycles (<cycle 1>): one function
+    fn = fn.split("'", 1)[0].split(" <cycle", 1)[0]
+    if re.fullmatch(r"0x[0-9a-fA-F]+", fn):
         known = numba_names.get(f"{int(fn, 16):#x}")
         return known or f"JIT code at {fn}"
-    return f"{fn} ({obj})" if obj and obj != "???" else fn
+    return fn  # not its object file: callgrind_annotate names it on some rows only
 
 
 def diff(base, head, top=8):

@@ -238,7 +238,8 @@ def _code_key(code, root):
         parts = path.parts
         where = "/".join(parts[parts.index("site-packages") + 1:]) if "site-packages" in parts \
             else path.name
-    return f"{where}:{code.co_firstlineno}:{code.co_qualname}"
+    # no line number: a function keeps its name when code above it moves
+    return f"{where}:{code.co_qualname}"
 
 
 def mode_opcodes(cases, ids, opts):

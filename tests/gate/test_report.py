@@ -18,7 +18,7 @@ def _result():
             {**row, "id": "gate/H/stride/n14", "base": 100.0, "head": 150.0, "ratio": 1.5,
              "verdict": "regression", "accepted": None,
              "functions": [["numba:stride_hadamard_u4_serial(...)", 90, 140, 50]],
-             "python": [["kernels/statevector/prepared.py:58:prepare.<locals>.apply", 10, 12, 2]]},
+             "python": [["kernels/statevector/prepared.py:prepare.<locals>.apply", 10, 12, 2]]},
             {**row, "id": "ad/trmul/reverse/n30", "base": 100.0, "head": 80.0, "ratio": 0.8,
              "verdict": "faster"},
         ],
@@ -61,3 +61,18 @@ def test_markdown_of_a_run_that_could_not_run(tmp_path):
               "tier1": [], "tier2": [], "not_judged": []}
     text = report.write(result, tmp_path).read_text()
     assert "The gate could not run" in text and "(exit 2)" in text
+
+
+def test_callgrind_function_names():
+    from harness.gate.counts import function_name
+    numba = {"0x4936718": "numba:stride_hadamard_u4_serial"}
+    assert function_name("???:0x0000000004936718 [???]", numba) == \
+        "numba:stride_hadamard_u4_serial"
+    assert function_name("???:0x0000000004936718'2 [???]", numba) == \
+        "numba:stride_hadamard_u4_serial"
+    assert function_name("???:0x00000000000000aa [???]", numba) == "JIT code at 0x00000000000000aa"
+    assert function_name("/src/Python/ceval.c:_PyEval_EvalFrameDefault'2 [/lib/libpython3.11.so]",
+                         {}) == "_PyEval_EvalFrameDefault"
+    assert function_name("/io/numba/typeconv.cpp:TypeManager::select(int const*) const "
+                         "[/x/_dispatcher.so]", {}) == \
+        "TypeManager::select(int const*) const"
