@@ -23,11 +23,14 @@ CEILING = 0.04
 #: A case with no A/A data yet (new) is judged with this tolerance, and says so.
 UNCALIBRATED = 0.02
 
-#: Tier 2: the slowdown tolerated, the confidence of the interval, and how many A/A runs
-#: without a false alarm a case needs before it may block.
+#: Tier 2: the slowdown tolerated, the confidence of the interval, how many A/A runs
+#: without a false alarm a case needs before it may block, and how far below the
+#: tolerance the lowest end of its A/A intervals must have stayed (0 false alarms in 20
+#: runs alone still allows a false-alarm rate of up to 14% at 95% confidence).
 WALL_TOLERANCE = 0.10
 CONFIDENCE = 0.95
 BLOCKING_RUNS = 20
+BLOCKING_MARGIN = 0.5
 
 
 def count_verdict(base, head, tol):
@@ -105,6 +108,8 @@ def tolerance(case_id, tier, stored):
 
 def may_block(case_id, stored):
     """Whether a tier-2 case's verdict may fail the gate: only after BLOCKING_RUNS A/A runs
-    (or more) without a false alarm."""
+    (or more) without a false alarm, in which the low end of the interval never came
+    closer than BLOCKING_MARGIN of the tolerance to an alarm (below 1.05 for 10%)."""
     entry = stored.get("tier2", {}).get(case_id)
-    return bool(entry) and entry["runs"] >= BLOCKING_RUNS and entry["false_alarms"] == 0
+    return (bool(entry) and entry["runs"] >= BLOCKING_RUNS and entry["false_alarms"] == 0
+            and entry["highest_low"] <= 1 + BLOCKING_MARGIN * WALL_TOLERANCE)

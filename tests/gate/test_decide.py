@@ -88,15 +88,17 @@ def test_tolerance_from_spread_is_clamped():
 
 def test_tolerance_and_blocking_from_stored_calibration():
     stored = {"tier1": {"a": {"runs": 30, "spread": 0.002, "tolerance": 0.01}},
-              "tier2": {"w": {"runs": 20, "false_alarms": 0},
-                        "v": {"runs": 20, "false_alarms": 1},
-                        "u": {"runs": 5, "false_alarms": 0}}}
+              "tier2": {"w": {"runs": 20, "false_alarms": 0, "highest_low": 1.01},
+                        "v": {"runs": 20, "false_alarms": 1, "highest_low": 1.2},
+                        "u": {"runs": 5, "false_alarms": 0, "highest_low": 1.0},
+                        "t": {"runs": 30, "false_alarms": 0, "highest_low": 1.08}}}
     assert decide.tolerance("a", 1, stored)[0] == 0.01
     assert "A/A spread" in decide.tolerance("a", 1, stored)[1]
     assert decide.tolerance("new", 1, stored) == (decide.UNCALIBRATED, "default: no A/A data")
     assert decide.may_block("w", stored)
     assert not decide.may_block("v", stored)  # a false alarm in its A/A runs
     assert not decide.may_block("u", stored)  # too few A/A runs
+    assert not decide.may_block("t", stored)  # an A/A interval came close to alarming
     assert not decide.may_block("x", stored)
 
 
