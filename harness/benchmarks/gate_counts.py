@@ -3,10 +3,12 @@ callgrind (``harness.gate.counts``), so that ``make bench`` records them, the da
 draws them over commits and asv's regressions page works on a series without noise.
 
 One callgrind run counts every case of the profile, in ``setup_cache``; each
-``track_instructions`` then reports one case. Without valgrind every case is skipped
-with that reason."""
+``track_instructions`` then reports one case. A case this checkout lacks, or every case
+without valgrind, is skipped with the reason; a case that fails or gives a wrong result
+fails."""
 
 from harness import profiles
+from harness.errors import ValidationError
 from harness.gate import cases, counts
 from harness.gate.runner import GateError
 from harness.results import ROOT
@@ -20,15 +22,20 @@ class Instructions:
     timeout = 1800
 
     def setup_cache(self):
+        counted = {}
         try:
             counted, skipped = counts.count_checkout(ROOT, CASES, ROOT / ".gate")
         except GateError as exc:
-            return {"counted": {}, "skipped": dict.fromkeys(CASES, str(exc))}
+            skipped = dict.fromkeys(CASES, {"status": "missing", "reason": str(exc)})
         return {"counted": counted, "skipped": skipped}
 
     def setup(self, cache, case):
-        if case not in cache["counted"]:
-            raise NotImplementedError(cache["skipped"].get(case, "not counted"))
+        if case in cache["counted"]:
+            return
+        status = cache["skipped"].get(case, {"status": "missing", "reason": "not counted"})
+        if status["status"] == "failed":
+            raise ValidationError(f"{case}: {status['reason']}")
+        raise NotImplementedError(status["reason"])
 
     def track_instructions(self, cache, case):
         return cache["counted"][case]

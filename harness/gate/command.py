@@ -19,7 +19,7 @@ from pathlib import Path
 
 from harness.gate import accept, counts, decide, report, trees, walltime
 from harness.gate import cases as case_table
-from harness.gate.runner import GateError, count_cpu, environment, run_probe
+from harness.gate.runner import GateError, build, count_cpu, environment, run_probe
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "out"
@@ -31,18 +31,6 @@ def _both(fn, sides):
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = {name: pool.submit(fn, side) for name, side in sides.items()}
         return {name: f.result() for name, f in futures.items()}
-
-
-def _build(side, ids1, ids2, workdir):
-    """Build statuses of ``side``: tier-1 cases compiled for the counted CPU, tier-2 ones
-    for this one."""
-    statuses = {}
-    for ids, counted, tag in ((ids1, True, "counted"), (ids2, False, "native")):
-        if ids:
-            result = run_probe("build", side, ids, workdir / f"build-{side.name}-{tag}.json",
-                               environment(side, counted=counted))
-            statuses.update(result["cases"])
-    return statuses
 
 
 def classify(ids, builds):
@@ -86,6 +74,17 @@ def _python_diff(sides, ids, workdir):
     return {cid: counts.diff(runs["base"][cid], runs["head"][cid]) for cid in ids}
 
 
+def _judge_slower(row, acceptances, blocking):
+    """A slower case's verdict: accepted by a trailer, a regression, or (a case that may
+    not block) reported only."""
+    hit = accept.match(row["id"], acceptances)
+    row["accepted"] = hit._asdict() if hit else None
+    if not blocking:
+        row["verdict"] = "slower (report only)"
+    else:
+        row["verdict"] = "accepted" if hit else "regression"
+
+
 def _tier1_rows(judged, measured, numba, stored, acceptances, sides, workdir):
     rows = []
     for cid in judged:
@@ -96,9 +95,7 @@ def _tier1_rows(judged, measured, numba, stored, acceptances, sides, workdir):
                "tolerance": tol, "tolerance_source": source, "verdict": verdict,
                "dumps": {"base": base["dump"], "head": head["dump"]}}
         if verdict == "slower":
-            hit = accept.match(cid, acceptances)
-            row["verdict"] = "accepted" if hit else "regression"
-            row["accepted"] = hit._asdict() if hit else None
+            _judge_slower(row, acceptances, blocking=True)
             per_call = {side: {k: v / measured[side][cid]["calls"] for k, v in
                                counts.functions(measured[side][cid]["dump"], numba[side]).items()}
                         for side in ("base", "head")}
@@ -122,10 +119,7 @@ def _tier2_rows(judged, times, stored, acceptances):
                "tolerance": decide.WALL_TOLERANCE, "blocking": blocking,
                "tolerance_source": decide.tolerance(cid, 2, stored)[1], "verdict": verdict}
         if verdict == "slower":
-            hit = accept.match(cid, acceptances)
-            row["accepted"] = hit._asdict() if hit else None
-            row["verdict"] = ("accepted" if hit else "regression") if blocking \
-                else "slower (report only)"
+            _judge_slower(row, acceptances, blocking)
         rows.append(row)
     return rows
 
@@ -190,7 +184,8 @@ def _compare(result, repo, gate_dir, patterns, tiers, rounds, stored):
     trees.prune(repo, gate_dir, keep=sides.values())
     workdir = gate_dir / "run"
     workdir.mkdir(parents=True, exist_ok=True)
-    builds = _both(lambda side: _build(side, ids1, ids2, workdir), sides)
+    builds = _both(lambda side: {**build(side, ids1, workdir, counted=True),
+                                 **build(side, ids2, workdir, counted=False)}, sides)
     judged, result["not_judged"] = classify(ids, builds)
     acceptances, result["malformed_trailers"] = accept.trailers(
         repo, result["base"]["sha"], result["head"]["sha"])

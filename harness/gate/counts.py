@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness.gate.runner import GateError, Side, environment, run_probe
+from harness.gate.runner import GateError, Side, build, environment, run_probe
 
 SHIM = Path(__file__).with_name("vgctl.c")
 
@@ -153,16 +153,16 @@ def diff(base, head, top=8):
 
 
 def count_checkout(root, ids, gate_dir):
-    """({case: instructions per call}, {case: why not counted}) of the checkout at
-    ``root`` as it is (the working tree, not a commit): what the asv history records."""
+    """({case: instructions per call}, {case: its build status, where not "ok"}) of the
+    checkout at ``root`` as it is (the working tree, not a commit): what the asv history
+    records."""
     root = Path(root).resolve()
     side = Side("current", "working tree", root, Path(gate_dir).resolve() / "cache" / "current")
     side.cache.mkdir(parents=True, exist_ok=True)
     workdir = Path(gate_dir) / "run-current"
     workdir.mkdir(parents=True, exist_ok=True)
-    built = run_probe("build", side, ids, workdir / "build.json",
-                      environment(side, counted=True))["cases"]
-    skipped = {cid: s.get("reason", s["status"]) for cid, s in built.items() if s["status"] != "ok"}
+    built = build(side, ids, workdir, counted=True)
+    skipped = {cid: s for cid, s in built.items() if s["status"] != "ok"}
     ok = [cid for cid in ids if cid not in skipped]
     measured, _ = count(side, ok, workdir / "cg", shim(gate_dir)) if ok else ({}, {})
     return {cid: round(m["per_call"], 1) for cid, m in measured.items()}, skipped

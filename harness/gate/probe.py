@@ -30,7 +30,6 @@ import importlib.util
 import json
 import os
 import sys
-import time
 import traceback
 from collections import Counter
 from pathlib import Path
@@ -70,8 +69,9 @@ def provenance(root):
     return {"modules": files, "stray": stray}
 
 
-def load_cases():
-    spec = importlib.util.spec_from_file_location("_qsim_gate_cases", HERE / "cases.py")
+def load(name, path):
+    """The driver's module at ``path`` under a private name (never the revision's)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -208,25 +208,15 @@ def mode_count(cases, ids, opts):
 
 
 def mode_time(cases, ids, opts):
+    # the project's one timing helper (it imports nothing of the project)
+    timing = load("_qsim_gate_timing", HERE.parent / "timing.py")
     out = {}
     for cid in ids:
         case, work = _workload(cases, cid)
         work.run()
         # the minimum over samples of ~20 ms each, for ~opts.seconds per case
-        t0 = time.perf_counter()
-        work.run()
-        once = time.perf_counter() - t0
-        number = max(1, int(0.02 / max(once, 1e-9)))
-        best = once
-        deadline = time.perf_counter() + opts.seconds
-        samples = 0
-        while samples < 3 or time.perf_counter() < deadline:
-            t0 = time.perf_counter()
-            for _ in range(number):
-                work.run()
-            best = min(best, (time.perf_counter() - t0) / number)
-            samples += 1
-        out[cid] = {"seconds": best, "samples": samples, "number": number}
+        out[cid] = {"seconds": timing.best_seconds(work.run, repeat=10_000,
+                                                   max_seconds=opts.seconds, min_sample=0.02)}
     return {"cases": out}
 
 
@@ -290,7 +280,7 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     root = Path(opts.root).resolve()
     isolate(root)
-    cases = load_cases()
+    cases = load("_qsim_gate_cases", HERE / "cases.py")
     unknown = [c for c in opts.case if c not in cases.CASES]
     if unknown:
         parser.error(f"unknown case ids: {unknown}")

@@ -54,6 +54,16 @@ def environment(side, threads=1, counted=False):
     return env
 
 
+def build(side, ids, workdir, counted):
+    """{case: build status} of ``side``: each case built, warmed up (numba compiling for
+    the counted CPU when ``counted``, else for this one) and checked against the reference."""
+    if not ids:
+        return {}
+    tag = "counted" if counted else "native"
+    return run_probe("build", side, ids, Path(workdir) / f"build-{side.name}-{tag}.json",
+                     environment(side, counted=counted))["cases"]
+
+
 def probe_command(mode, side, ids, out, *extra):
     cmd = [sys.executable, str(PROBE), mode, "--root", str(side.tree), "--out", str(out)]
     for cid in ids:

@@ -113,3 +113,15 @@ def test_a_second_run_on_one_repository_exits_2(clone, tmp_path):
         code, reason, _ = command.run("HEAD", "HEAD", repo=clone, patterns=["gate/H/stride/n4"],
                                       tiers=(1,), out=tmp_path, gate_dir=gate_dir, stored={})
     assert code == 2 and "another gate run is using" in reason
+
+
+def test_wall_time_rounds_alternate_and_time_real_work(clone, tmp_path):
+    code, reason, result = _run(clone, tmp_path, "HEAD", "HEAD", ["wall/H/stride/*"],
+                                tiers=(2,), rounds=6)
+    assert code in (0, 1), reason
+    (row,) = result["tier2"]
+    assert len(row["ratios"]) == len(row["base_seconds"]) == len(row["head_seconds"]) == 6
+    # H at 22 qubits reads and writes 64 MiB: no machine does that in under 1 ms
+    assert min(row["base_seconds"] + row["head_seconds"]) > 1e-3
+    low, median, high, coverage = row["interval"]
+    assert low <= median <= high and coverage > 0.95
