@@ -1,4 +1,4 @@
-"""Whole gate runs on a scratch clone: an A/A run is even, an injected slowdown
+"""Whole gate runs on a scratch clone: an A/A run is even (within 0.1%), an injected slowdown
 in a numba kernel is caught and explained, a Perf-accepted trailer accepts it, and the
 gate exits 2 on an unknown revision and on a benchmark that gives a wrong result."""
 
@@ -52,11 +52,12 @@ def test_aa_run_is_even(clone, tmp_path):
     code, reason, result = _run(clone, tmp_path, "HEAD", "HEAD",
                                 ["gate/H/stride/n4", "ad/rational/source/n1"])
     assert code == 0, reason
-    ratios = {r["id"]: r["ratio"] for r in result["tier1"]}
-    assert ratios["gate/H/stride/n4"] == 1.0
-    # Python code whose strings include the tree's path (generated code, file names)
-    # hashes differently in the two trees: a few instructions per call
-    assert abs(ratios["ad/rational/source/n1"] - 1) < 1e-3
+    # The two trees differ in their paths (base-<sha>, head-<sha>), and Python code whose
+    # strings hold a path (file names, generated code) hashes and allocates differently:
+    # a few instructions per call (seen: 0.02% at 4 qubits, 0.009% on the rational
+    # function), far inside the 1% tolerance.
+    for row in result["tier1"]:
+        assert abs(row["ratio"] - 1) < 1e-3 and row["verdict"] == "same", row
 
 
 @needs_valgrind
