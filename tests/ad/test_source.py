@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from kernels.ad import _source_runtime, problems, rules, source
+from kernels.ad import problems, rules, source
 
 from .cases import element_loop, index_loop, inner, outer
 from .gradcheck import check_gradient
@@ -327,7 +327,7 @@ def test_transform_is_cached_per_function_and_dropped_with_it(monkeypatch):
     key = id(f)
     del f, lowered[:]
     gc.collect()
-    assert key not in _source_runtime.TRANSFORMS
+    assert key not in source.runtime.TRANSFORMS
 
 
 def test_printed_code_shows_pullbacks_and_source_lines(capsys):

@@ -17,8 +17,8 @@ import types
 
 import numpy as np
 
-from . import rules
-from .rules import Rule, accumulate, densify
+from .. import rules
+from ..rules import Rule, accumulate, densify
 
 #: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
 TRANSFORMS = {}

@@ -7,8 +7,16 @@ depend on the differentiated arguments. Blocks nest like the source (branches, l
 a value belongs to the block that computes it, and a block that runs more than once per
 call (inside a loop) saves, at its end, the values its adjoint reads (``Block.saved``).
 Join points get fresh values assigned on every incoming path (:class:`Copy`): the phis
-after an ``if``, and a loop's header values, carried from one iteration to the next.
+after an ``if``, and a loop's header values, carried from one iteration to the next
+(:class:`Carried`).
 """
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .scope import Names
 
 
 class Value:
@@ -116,13 +124,32 @@ class If(Stmt):
         self.recorded = False
 
 
+class Carried(NamedTuple):
+    """A name assigned in a loop's body and live around it: the value ``head`` it has at
+    the top of each iteration, set from ``entry`` before the loop (None: unassigned there)
+    and from ``end`` at the end of each iteration (None: the body leaves it ``head``), and
+    the value ``after`` it has once the loop is done."""
+
+    head: Value
+    entry: Ref | None
+    end: Ref | None
+    after: Value
+
+
+class Stream(NamedTuple):
+    """An active sequence ``seq`` a for loop walks and the target value ``elem`` that holds
+    its current element (the adjoint gathers the element cotangents into one for ``seq``)."""
+
+    seq: Ref
+    elem: Value
+
+
 class Loop(Stmt):
     """``for``/``while``. ``header``: the Python header line, given the body's values.
-    ``carried``: ``(header value, entry Ref or None, end Ref or None, value after)`` per
-    name assigned in the body; ``streams``: ``(sequence Ref, element Value)`` for each
-    sequence whose elements the targets are; ``count`` counts iterations, ``stack`` holds
-    what the body's blocks save; ``exit``: the flag a ``break`` sets (the primal breaks
-    after recording the iteration)."""
+    ``carried``: a :class:`Carried` per name assigned in the body; ``streams``: a
+    :class:`Stream` for each active sequence whose elements the targets are; ``count``
+    counts iterations, ``stack`` holds what the body's blocks save; ``exit``: the flag a
+    ``break`` sets (the primal breaks after recording the iteration)."""
 
     __slots__ = ("header", "body", "carried", "streams", "count", "stack", "exit", "recorded")
 
@@ -132,14 +159,22 @@ class Loop(Stmt):
         self.exit, self.recorded = None, False
 
 
+@dataclass(slots=True)
 class Function:
-    """A lowered function: its parameters, body, returned Ref and the runtime objects the
+    """A lowered function: its generated ``name`` and parameter list (``signature``, as
+    Python text), its parameters' values, body, returned Ref and the runtime objects the
     generated code refers to (``helpers``: generated name -> object; ``helper(key)`` binds
-    one more and gives its name; ``names`` hands out names free in the user's code)."""
+    one more and gives its name; ``freevars``: the closure's names; ``names`` hands out
+    names free in the user's code); ``filename`` and ``line`` locate its source."""
 
-    __slots__ = ("name", "signature", "params", "body", "result", "helpers", "freevars",
-                 "filename", "line", "names", "helper")
-
-    def __init__(self, **fields):
-        for k, v in fields.items():
-            setattr(self, k, v)
+    name: str
+    signature: str
+    params: list[Value]
+    body: Block
+    result: Ref
+    helpers: dict[str, Any]
+    freevars: list[str]
+    filename: str
+    line: int
+    names: "Names"
+    helper: Callable[..., str]

@@ -12,6 +12,7 @@ import ast
 import copy
 import functools
 import linecache
+from typing import NamedTuple
 
 
 class SourceTransformError(NotImplementedError):
@@ -19,11 +20,17 @@ class SourceTransformError(NotImplementedError):
     the construct, the file and the line."""
 
 
+class Where(NamedTuple):
+    """The function being transformed, as errors name it: its file and qualified name."""
+
+    filename: str
+    function: str
+
+
 def error(what, node, where):
-    """A SourceTransformError for ``node``; ``where`` is ``(filename, function name)``."""
-    filename, name = where
+    """A SourceTransformError for ``node`` of the function ``where`` (a :class:`Where`)."""
     return SourceTransformError(f"{what} is not supported by the source engine "
-                                f"({filename}, line {node.lineno}, in {name})")
+                                f"({where.filename}, line {node.lineno}, in {where.function})")
 
 
 #: Syntax refused wherever it appears in a differentiated function, with the name the error
@@ -116,7 +123,7 @@ def function_node(fn):
             f"cannot find the definition of {name} at {filename}, line {first} "
             f"(was the file changed after it was imported?)")
     if isinstance(found[0], ast.AsyncFunctionDef):
-        raise error("async def", found[0], (filename, name))
+        raise error("async def", found[0], Where(filename, name))
     return copy.deepcopy(found[0]), filename
 
 

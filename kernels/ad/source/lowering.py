@@ -1,4 +1,4 @@
-"""Lowering a function's syntax tree to the source engine's SSA form (``_source_ir``).
+"""Lowering a function's syntax tree to the source engine's SSA form (:mod:`.ir`).
 
 Expressions are flattened into one primitive per statement (a Wengert list); the parts
 that cannot carry a derivative (constants, shapes, conditions, indices, calls of ``len``
@@ -10,18 +10,48 @@ the conservative, flow-insensitive answer of a fixpoint over the whole function.
 import ast
 import copy
 import operator
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
-from . import _source_runtime as rt
-from ._source_ir import Block, Build, Copy, Function, If, Loop, Op, Plain, Ref, Unpack, Value
-from ._source_parse import check, error, function_node, rewrite_jumps
-from ._source_scope import MISSING, Names, Scope, leaves, stored
+from . import runtime as rt
+from .ir import (
+    Block,
+    Build,
+    Carried,
+    Copy,
+    Function,
+    If,
+    Loop,
+    Op,
+    Plain,
+    Ref,
+    Stream,
+    Unpack,
+    Value,
+)
+from .parse import Where, check, error, function_node, rewrite_jumps
+from .scope import MISSING, EnumerateHeader, Names, Scope, SeqHeader, ZipHeader, stored
 
-_BINARY = {ast.Add: (operator.add, "+", "add"), ast.Sub: (operator.sub, "-", "sub"),
-           ast.Mult: (operator.mul, "*", "mul"), ast.Div: (operator.truediv, "/", "div"),
-           ast.Pow: (operator.pow, "**", "pow"), ast.MatMult: (operator.matmul, "@", "matmul")}
-_UNARY = {ast.USub: (operator.neg, "-", "neg"), ast.UAdd: (operator.pos, "+", "pos")}
+
+class _Operator(NamedTuple):
+    """A Python operator: the function with its rule, its symbol and the short name its
+    generated vjp helpers carry."""
+
+    fn: Callable
+    symbol: str
+    short: str
+
+
+_BINARY = {ast.Add: _Operator(operator.add, "+", "add"),
+           ast.Sub: _Operator(operator.sub, "-", "sub"),
+           ast.Mult: _Operator(operator.mul, "*", "mul"),
+           ast.Div: _Operator(operator.truediv, "/", "div"),
+           ast.Pow: _Operator(operator.pow, "**", "pow"),
+           ast.MatMult: _Operator(operator.matmul, "@", "matmul")}
+_UNARY = {ast.USub: _Operator(operator.neg, "-", "neg"),
+          ast.UAdd: _Operator(operator.pos, "+", "pos")}
 #: array methods differentiated through the rule of the numpy function they call
 _METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "reshape": np.reshape,
             "transpose": np.transpose, "trace": np.trace}
@@ -30,6 +60,13 @@ _EXACT = {operator.matmul, np.trace, np.transpose, np.sum, np.mean, np.reshape,
           operator.getitem}
 _PACKED = {"reshape", "transpose"}  # x.reshape(3, 4) is np.reshape(x, (3, 4))
 _RETURN = "<return>"  # the pseudo-variable tail returns assign
+
+
+class _VjpKey(NamedTuple):
+    """The helper key of the vjp of argument ``arg`` of a statically known rule."""
+
+    short: str
+    arg: int
 
 
 def _literal(e):
@@ -42,7 +79,7 @@ def _literal(e):
 
 class _Lowerer:
     def __init__(self, fn, node, filename):
-        self.fn, self.node, self.where = fn, node, (filename, fn.__qualname__)
+        self.fn, self.node, self.where = fn, node, Where(filename, fn.__qualname__)
         code = fn.__code__
         params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
         if isinstance(node, ast.Lambda):
@@ -65,7 +102,7 @@ class _Lowerer:
         """The generated name of a runtime helper (``rt.HELPERS[key]`` unless ``obj``)."""
         name = self._helper_names.get(key)
         if name is None:
-            base = key if isinstance(key, str) else f"_{key[1]}_d{key[2]}"
+            base = key if isinstance(key, str) else f"_{key.short}_d{key.arg}"
             name = self._helper_names[key] = self.names.exact(
                 base if base.startswith("_") or base == "slice" else "_" + base)
             self.helpers[name] = rt.HELPERS[key] if obj is None else obj
@@ -73,7 +110,7 @@ class _Lowerer:
 
     def vjp(self, fn, short, i):
         obj = rt.static_vjp(fn, i)
-        return None if obj is None else self.helper(("vjp", short, i), obj)
+        return None if obj is None else self.helper(_VjpKey(short, i), obj)
 
     def active(self, e):
         return self.scope.act(e, lambda n: n in self.env and self.env[n].active)
@@ -247,11 +284,12 @@ class _Lowerer:
 
     def lower_for(self, s):
         shape = self.scope.shape(s.target, s.iter)
-        seqs = {id(seq): self.expr(seq) for _, seq in leaves(shape)}  # evaluated once
-        unpacks = []
+        seqs = {id(leaf.seq): self.expr(leaf.seq) for leaf in shape.leaves()}  # evaluated once
+        unpacks = []  # (target, element value) of tuple targets, unpacked after the header
 
         def header(loop):
-            def target(t, ref):
+            def target(leaf):
+                t, ref = leaf.target, seqs[id(leaf.seq)]
                 if isinstance(t, ast.Name):
                     v = self.new(t.id, ref.active)
                     self.env[t.id] = v
@@ -259,21 +297,23 @@ class _Lowerer:
                     v = self.new(None, ref.active, "_e")
                     unpacks.append((t, v))
                 if ref.active:
-                    loop.streams.append((ref, v))
+                    loop.streams.append(Stream(ref, v))
                 return v.name
 
             def render(sh):
-                if sh[0] == "seq":
-                    return target(sh[1], seqs[id(sh[2])]), str(seqs[id(sh[2])])
-                if sh[0] == "zip":
-                    parts = [target(t, seqs[id(q)]) for t, q in sh[1]]
-                    return (f"({', '.join(parts)})",
-                            f"{self.plain(sh[2])}({', '.join(str(seqs[id(q)]) for _, q in sh[1])})")
-                start = "".join(f", {self.plain(a)}" for a in sh[3])
-                index = self.new(sh[1].id, False)
-                self.env[sh[1].id] = index
-                pattern, inner = render(sh[2])
-                return f"({index}, {pattern})", f"{self.plain(sh[4])}({inner}{start})"
+                """The header's target pattern and iterable, as Python text."""
+                if isinstance(sh, SeqHeader):
+                    return target(sh), str(seqs[id(sh.seq)])
+                if isinstance(sh, ZipHeader):
+                    parts = [target(leaf) for leaf in sh.parts]
+                    zipped = ", ".join(str(seqs[id(leaf.seq)]) for leaf in sh.parts)
+                    return f"({', '.join(parts)})", f"{self.plain(sh.callee)}({zipped})"
+                assert isinstance(sh, EnumerateHeader)
+                start = "".join(f", {self.plain(a)}" for a in sh.start)
+                index = self.new(sh.index.id, False)
+                self.env[sh.index.id] = index
+                pattern, inner = render(sh.inner)
+                return f"({index}, {pattern})", f"{self.plain(sh.callee)}({inner}{start})"
 
             pattern, iterable = render(shape)
             for t, v in unpacks:
@@ -295,22 +335,23 @@ class _Lowerer:
         loop = Loop(s.lineno, None, Block(None), [], [], count, self.names.numbered("_st"))
         loop.body.loop = loop
         self.block = loop.body
-        heads = []
+        heads = {}  # name -> (header value, entry Ref or None)
         for name in carried:
-            pre = self.env.get(name)
-            heads.append((name, self.new(name, name in self.scope.active_names),
-                          None if pre is None else Ref(pre)))
-            self.env[name] = heads[-1][1]
+            entry = self.env.get(name)
+            head = self.new(name, name in self.scope.active_names)
+            heads[name] = head, None if entry is None else Ref(entry)
+            self.env[name] = head
         loop.header = header(loop)
         self.lower_stmts(s.body, False)
         if getattr(s, "ad_exit", None):
             loop.exit = Ref(self.env[s.ad_exit])
         self.block = outer
-        for name, h, pre in heads:
+        for name, (head, entry) in heads.items():
             end = self.env.get(name)
-            post = self.new(name, h.active)
-            loop.carried.append((h, pre, None if end is None or end is h else Ref(end), post))
-            self.env[name] = post
+            after = self.new(name, head.active)
+            loop.carried.append(Carried(head, entry,
+                                        None if end is None or end is head else Ref(end), after))
+            self.env[name] = after
         for name in assigned:
             if name not in carried:
                 self.env.pop(name, None)
@@ -326,13 +367,14 @@ class _Lowerer:
         if t is ast.Name:
             return Ref(self.lookup(e))
         if t is ast.BinOp and type(e.op) in _BINARY:
-            fn, symbol, short = _BINARY[type(e.op)]
+            op = _BINARY[type(e.op)]
             left, right = self.expr(e.left), self.expr(e.right)
-            return self.static(hint, fn, short, [left, right], f"{left} {symbol} {right}")
+            return self.static(hint, op.fn, op.short, [left, right],
+                               f"{left} {op.symbol} {right}")
         if t is ast.UnaryOp and type(e.op) in _UNARY:
-            fn, symbol, short = _UNARY[type(e.op)]
+            op = _UNARY[type(e.op)]
             x = self.expr(e.operand)
-            return self.static(hint, fn, short, [x], f"{symbol}{x}")
+            return self.static(hint, op.fn, op.short, [x], f"{op.symbol}{x}")
         if t is ast.Call:
             return self.call(e, hint)
         if t is ast.Attribute and e.attr == "T":
@@ -437,12 +479,12 @@ class _Lowerer:
         return Function(name=self.names.exact(name), signature=", ".join(parts),
                         params=params, body=top, result=Ref(self.env[_RETURN]),
                         helpers=self.helpers, freevars=list(self.scope.freevars),
-                        filename=self.where[0], line=self.node.lineno, names=self.names,
+                        filename=self.where.filename, line=self.node.lineno, names=self.names,
                         helper=self.helper)
 
 
 def lower(fn):
     """The SSA form of the Python function ``fn`` (SourceTransformError if it cannot be)."""
     node, filename = function_node(fn)
-    check(node, (filename, fn.__qualname__))
+    check(node, Where(filename, fn.__qualname__))
     return _Lowerer(fn, node, filename).run()

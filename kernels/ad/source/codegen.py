@@ -13,8 +13,9 @@ pullback runs; gradients that may be sparse (indexing's Scatter) are made dense 
 
 import ast
 import linecache
+from typing import NamedTuple
 
-from ._source_ir import Build, Copy, If, Loop, Op, Plain, Unpack
+from .ir import Build, Copy, If, Loop, Op, Plain, Ref, Unpack, Value
 
 
 def _loads(lines):
@@ -32,6 +33,15 @@ def _has_code(lines):
 
 def _tuple(items):
     return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+
+class _StreamGrad(NamedTuple):
+    """A loop's stream in the adjoint: the sequence, the element value and the variable
+    ``grad`` that gathers the element cotangents into the sequence's."""
+
+    seq: Ref
+    elem: Value
+    grad: str
 
 
 class _Adjoint:
@@ -190,56 +200,62 @@ class _Adjoint:
         s.recorded = bool(parts)
 
     def loop(self, s):
-        if all(self.state.get(post) is None for _, _, _, post in s.carried):
+        if all(self.state.get(c.after) is None for c in s.carried):
             return  # nothing computed in the loop reaches the result
         s.recorded = True
         # A header gradient is carried from one iteration of the adjoint to the one before:
         # assume it set and dense when it is so after the loop, check that the body keeps
         # it so, and generate again without the assumption where it does not.
-        sure = {h: self.state.get(post) is True and post not in self.sparse
-                for h, _, _, post in s.carried if h.active}
-        snapshot = dict(self.state), set(self.sparse), len(self.out), set(self.pending[-1])
+        sure = {c.head: self.state.get(c.after) is True and c.after not in self.sparse
+                for c in s.carried if c.head.active}
+        state, sparse, n_out = dict(self.state), set(self.sparse), len(self.out)
+        pending = set(self.pending[-1])
         while True:
             inner, k, streams = self._loop(s, sure)
             wrong = [h for h in sure if sure[h] and (self.state.get(h) is not True
                                                      or h in self.sparse)]
             if not wrong:
                 break
-            self.state, self.sparse = dict(snapshot[0]), set(snapshot[1])
-            del self.out[snapshot[2]:]
-            self.pending[-1] = set(snapshot[3])
+            self.state, self.sparse = dict(state), set(sparse)
+            del self.out[n_out:]
+            self.pending[-1] = set(pending)
             sure.update(dict.fromkeys(wrong, False))
         self.splice(f"for {k} in range({s.count} - 1, -1, -1):", inner)
-        for ref, _, gs in streams:
-            self.contribute(ref, gs, False, False)
-        for h, pre, _, _ in s.carried:
-            if pre is not None and h.active:
-                self.contribute(pre, self.g(h), sure[h], h not in self.sparse, True)
+        for st in streams:
+            self.contribute(st.seq, st.grad, False, False)
+        for c in s.carried:
+            if c.entry is not None and c.head.active:
+                self.contribute(c.entry, self.g(c.head), sure[c.head],
+                                c.head not in self.sparse, True)
 
     def _loop(self, s, sure):
+        """The adjoint of loop ``s``'s body, run backwards; its loop variable and the
+        :class:`_StreamGrad` of each stream."""
         k = self.names.numbered("_k")
-        streams = [(ref, elem, self.names.numbered("_gs")) for ref, elem in s.streams]
-        carried = [(h, end, post) for h, _, end, post in s.carried if h.active]
-        for h, _, post in carried:
-            self.emit(f"{self.g(h)} = {self.g(post) if post in self.state else None}")
-        for _, _, gs in streams:
-            self.emit(f"{gs} = None")
+        streams = [_StreamGrad(st.seq, st.elem, self.names.numbered("_gs")) for st in s.streams]
+        carried = [c for c in s.carried if c.head.active]
+        for c in carried:
+            self.emit(f"{self.g(c.head)} = {self.g(c.after) if c.after in self.state else None}")
+        for st in streams:
+            self.emit(f"{st.grad} = None")
 
         def body():
             self.block_depth[s.body] = self.depth
-            for h, end, _ in carried:
-                if end is not None:
-                    self.contribute(end, self.g(h), sure[h], sure[h], True)
+            for c in carried:
+                h = c.head
+                if c.end is not None:
+                    self.contribute(c.end, self.g(h), sure[h], sure[h], True)
                 self.state.pop(h, None)  # restarts: the body's uses of h set it
                 if not sure[h]:
                     self.sparse.add(h)
             self.block(s.body)
-            for h, _, _ in carried:
-                if h not in self.state:
-                    self.emit(f"{self.g(h)} = None")
-            for ref, elem, gs in streams:
-                if elem in self.state:
-                    self.emit(f"{gs} = {self.h('acc_item')}({gs}, {ref}, {k}, {self.g(elem)})")
+            for c in carried:
+                if c.head not in self.state:
+                    self.emit(f"{self.g(c.head)} = None")
+            for st in streams:
+                if st.elem in self.state:
+                    self.emit(f"{st.grad} = {self.h('acc_item')}({st.grad}, {st.seq}, {k}, "
+                              f"{self.g(st.elem)})")
 
         return self.restore(s.body, self.nested(body)), k, streams
 
@@ -316,17 +332,17 @@ class _Primal:
             self.indented(build)
 
     def loop(self, s):
-        for h, pre, _, _ in s.carried:
-            self.emit(f"{h} = {pre if pre is not None else None}")
+        for c in s.carried:
+            self.emit(f"{c.head} = {c.entry}")
         if s.recorded:
             self.emit(f"{s.count} = 0")
         self.emit(s.header)
 
         def build():
             wrote = self.block(s.body)
-            for h, _, end, _ in s.carried:
-                if end is not None:
-                    self.emit(f"{h} = {end}")
+            for c in s.carried:
+                if c.end is not None:
+                    self.emit(f"{c.head} = {c.end}")
                     wrote = True
             if s.recorded:
                 self.emit(f"{s.count} += 1")
@@ -335,8 +351,8 @@ class _Primal:
                 self.emit("    break")
             return wrote or s.recorded or s.exit is not None
         self.indented(build)
-        for h, _, _, post in s.carried:
-            self.emit(f"{post} = {h}")
+        for c in s.carried:
+            self.emit(f"{c.after} = {c.head}")
 
 
 def generate(f):

@@ -12,9 +12,10 @@ headers use (their values come from later iterations too).
 import ast
 import builtins
 import types
+from typing import NamedTuple
 
-from . import rules
-from ._source_runtime import PLAIN
+from .. import rules
+from .runtime import PLAIN
 
 _QUERIES = {"shape", "ndim", "size", "dtype"}  # attributes with no derivative
 _QUERY_METHODS = {"argmax", "argmin", "any", "all", "nonzero"}
@@ -60,6 +61,42 @@ def stored(nodes):
     """The names ``nodes`` assign, in order of first assignment."""
     return dict.fromkeys(n.id for node in nodes for n in ast.walk(node)
                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+
+
+class SeqHeader(NamedTuple):
+    """``for target in seq``: the targets take the elements of one sequence."""
+
+    target: ast.expr
+    seq: ast.expr
+
+    def leaves(self):
+        """The :class:`SeqHeader` of each sequence the header walks (here: itself)."""
+        return [self]
+
+
+class ZipHeader(NamedTuple):
+    """``for a, b in zip(p, q)``: a :class:`SeqHeader` per zipped sequence; ``callee``: the
+    expression that names ``zip``."""
+
+    parts: list[SeqHeader]
+    callee: ast.expr
+
+    def leaves(self):
+        return list(self.parts)
+
+
+class EnumerateHeader(NamedTuple):
+    """``for i, rest in enumerate(seq, start)``: ``index``, the Name ``i``; ``inner``, the
+    structure of ``rest in seq``; ``start``, the arguments after ``seq`` (none or one);
+    ``callee``: the expression that names ``enumerate``."""
+
+    index: ast.Name
+    inner: "SeqHeader | ZipHeader | EnumerateHeader"
+    start: list[ast.expr]
+    callee: ast.expr
+
+    def leaves(self):
+        return self.inner.leaves()
 
 
 class Scope:
@@ -151,8 +188,8 @@ class Scope:
                     pairs = [(node.target, self.act(node.value, active.__contains__)
                               or self.act(node.target, active.__contains__))]
                 elif isinstance(node, ast.For):
-                    pairs = [(t, self.act(s, active.__contains__))
-                             for t, s in leaves(self.shape(node.target, node.iter))]
+                    pairs = [(leaf.target, self.act(leaf.seq, active.__contains__))
+                             for leaf in self.shape(node.target, node.iter).leaves()]
                 else:
                     continue
                 for name in (n for t, act in pairs if act for n in stored([t])):
@@ -162,25 +199,15 @@ class Scope:
         return active
 
     def shape(self, target, it):
-        """The structure of a for header: ('enum', index, inner, start, callee),
-        ('zip', [(target, sequence)], callee) or ('seq', target, sequence)."""
+        """The structure of the for header ``for target in it``: an
+        :class:`EnumerateHeader`, a :class:`ZipHeader` or a :class:`SeqHeader`."""
         if isinstance(it, ast.Call) and not it.keywords and isinstance(target, ast.Tuple):
             kind = self.callee(it)
             if (kind == "enumerate" and len(target.elts) == 2 and 1 <= len(it.args) <= 2
                     and isinstance(target.elts[0], ast.Name)):
-                return ("enum", target.elts[0], self.shape(target.elts[1], it.args[0]),
-                        it.args[1:], it.func)
+                return EnumerateHeader(target.elts[0], self.shape(target.elts[1], it.args[0]),
+                                       it.args[1:], it.func)
             if kind == "zip" and len(target.elts) == len(it.args):
-                return ("zip", list(zip(target.elts, it.args)), it.func)
-        return ("seq", target, it)
-
-
-def leaves(shape):
-    """The ``(target, sequence)`` pairs of a for header's structure (see Scope.shape)."""
-    if shape[0] == "seq":
-        return [(shape[1], shape[2])]
-    if shape[0] == "zip":
-        return list(shape[1])
-    return leaves(shape[2])
-
-
+                return ZipHeader([SeqHeader(t, s) for t, s in zip(target.elts, it.args)],
+                                 it.func)
+        return SeqHeader(target, it)

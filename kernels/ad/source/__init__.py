@@ -34,12 +34,12 @@ import weakref
 
 import numpy as np
 
-from . import _source_runtime as _rt
-from . import rules
-from ._args import check_arguments
-from ._source_codegen import generate
-from ._source_lower import lower
-from ._source_parse import SourceTransformError
+from .. import rules
+from .._args import check_arguments
+from . import runtime as _rt
+from .codegen import generate
+from .lowering import lower
+from .parse import SourceTransformError
 
 __all__ = ["gradient", "transform", "show", "Transformed", "SourceTransformError"]
 
