@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from . import rules
+from . import _arrays, rules
 from ._args import check_arguments
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
@@ -95,71 +95,123 @@ class Dual:
         return _apply(ufunc, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        if func in rules.NONDIFFERENTIABLE:
-            return func(*map(_value, args), **kwargs)
-        return _apply(func, args, kwargs)
+        return _dispatch(func, args, kwargs)
 
     @classmethod
     def _ad_apply(cls, fn, args, kwargs):
-        return _apply(fn, args, kwargs)
+        return _dispatch(fn, args, kwargs)
 
-    # array-like behaviour
+    # array-like behaviour (the methods and attributes come from rules.METHODS/ATTRIBUTES)
     shape = property(lambda self: np.shape(self.value))
     ndim = property(lambda self: np.ndim(self.value))
     size = property(lambda self: np.size(self.value))
-    T = property(lambda self: _apply(np.transpose, (self,), {}))
+    dtype = property(lambda self: np.result_type(self.value))
 
-    def __len__(self):
-        return len(self.value)
-
-    def __getitem__(self, index):
-        return _apply(operator.getitem, (self, index), {})
-
-    def __iter__(self):
-        for i in range(len(self.value)):
-            yield self[i]
-
+    # a traced value never silently becomes a plain number (kernels.ad._arrays)
     def __float__(self):
-        return float(self.value)
+        raise _arrays.escape("float() of a dual number", "forward mode",
+                             _arrays.ESCAPE_HINTS["float"])
 
-    def sum(self, axis=None, keepdims=False):
-        return _apply(np.sum, (self,), {"axis": axis, "keepdims": keepdims})
+    def __complex__(self):
+        raise _arrays.escape("complex() of a dual number", "forward mode",
+                             _arrays.ESCAPE_HINTS["float"])
 
-    def dot(self, other):
-        return _apply(np.dot, (self, other), {})
+    def __array__(self, dtype=None, copy=None):
+        raise _arrays.escape("a dual number converted to a plain numpy array",
+                             "forward mode", _arrays.ESCAPE_HINTS["array"])
 
-    def reshape(self, *shape):
-        return _apply(np.reshape, (self, shape[0] if len(shape) == 1 else shape), {})
+    def __bool__(self):
+        return bool(self.value)
 
-    def transpose(self, *axes):
-        return _apply(np.transpose, (self, axes or None), {})
+    def __int__(self):
+        return int(self.value)  # locally constant: a zero derivative is the right one
+
+    def __index__(self):
+        return operator.index(self.value)
+
+    def item(self, *args):
+        raise _arrays.escape(".item() of a dual number", "forward mode",
+                             _arrays.ESCAPE_HINTS["float"])
+
+    tolist = item
+
+    __hash__ = object.__hash__
 
     # comparisons look at values only: a branch is not differentiable
     def __lt__(self, other): return self.value < _value(other)
     def __le__(self, other): return self.value <= _value(other)
     def __gt__(self, other): return self.value > _value(other)
     def __ge__(self, other): return self.value >= _value(other)
+    def __eq__(self, other): return self.value == _value(other)
+    def __ne__(self, other): return self.value != _value(other)
+
+
+class ArrayDual(Dual):
+    """A Dual whose value is an array: it also indexes, iterates and has a length. (A
+    scalar Dual has none of these, so that numpy never takes it for a sequence: storing one
+    into an array then reaches ``__float__``, which names the escape.)"""
+
+    __slots__ = ()
+
+    def __len__(self):
+        return len(self.value)
+
+    def __getitem__(self, index):
+        return _apply(operator.getitem, (self, _plain_index(index)), {})
+
+    def __iter__(self):
+        for i in range(len(self.value)):
+            yield self[i]
+
+
+def _dual(value, partials, tag):
+    """A Dual of the right class for ``value``."""
+    if type(value) is np.ndarray and value.ndim:
+        return ArrayDual(value, partials, tag)
+    return Dual(value, partials, tag)
 
 
 def _value(x):
     return x.value if isinstance(x, Dual) else x
 
 
+def _plain_index(index):
+    """An index holding dual numbers (``x[i]`` with a traced ``i``) indexes by value."""
+    if isinstance(index, Dual):
+        return index.value
+    if type(index) is tuple and any(isinstance(i, Dual) for i in index):
+        return tuple(_value(i) for i in index)
+    return index
+
+
 def _operators():
-    """Python's arithmetic operators on Duals, each one rule-table operation."""
-    binary = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
-              "truediv": np.true_divide, "pow": np.power, "matmul": np.matmul}
-    for name, fn in binary.items():
+    """Python's operators, array methods and attributes on Duals, from the one table in
+    kernels.ad.rules, each one rule-table operation."""
+    for name, fn in rules.BINARY_OPERATORS.items():
+        if fn in rules.NONDIFFERENTIABLE:  # x // y: locally constant, a plain value
+            setattr(Dual, f"__{name}__", lambda self, other, fn=fn: fn(self.value,
+                                                                        _value(other)))
+            setattr(Dual, f"__r{name}__", lambda self, other, fn=fn: fn(_value(other),
+                                                                         self.value))
+            continue
         setattr(Dual, f"__{name}__", lambda self, other, fn=fn: _apply(fn, (self, other), {}))
         setattr(Dual, f"__r{name}__", lambda self, other, fn=fn: _apply(fn, (other, self), {}))
-    for name, fn in {"neg": np.negative, "pos": np.positive, "abs": np.absolute}.items():
+    for name, fn in rules.UNARY_OPERATORS.items():
         setattr(Dual, f"__{name}__", lambda self, fn=fn: _apply(fn, (self,), {}))
+    for name in rules.METHODS:
+        def method(self, *args, _name=name, **kwargs):
+            fn, args = rules.method_call(_name, self, args, kwargs)
+            return _dispatch(fn, args, kwargs)
+        method.__name__ = name
+        setattr(Dual, name, method)
+    for name, fn in rules.ATTRIBUTES.items():
+        setattr(Dual, name, property(lambda self, fn=fn: _dispatch(fn, (self,), {})))
 
 
 _operators()
 
 
-class _Seed(Dual):
+class _Seed(ArrayDual):
     """An input array at the start of a pass, with identity partials for the elements
     ``start .. start + chunk`` of the flattened input.
 
@@ -192,7 +244,21 @@ class _Seed(Dual):
                 onehot[k] = 1.0
                 return Dual(self.value[index], onehot, self.tag)
             return self.value[index]
-        return Dual.__getitem__(self, index)
+        return ArrayDual.__getitem__(self, index)
+
+
+def _dispatch(fn, args, kwargs):
+    """A numpy function called on Duals: plain for one without a derivative, through its
+    canonical form (joins, np.array of a list) or its composite (several outputs), else
+    :func:`_apply`."""
+    if fn in rules.NONDIFFERENTIABLE:
+        return fn(*map(_value, args), **{k: _value(v) for k, v in kwargs.items()})
+    if fn in rules.CANONICAL:
+        fn, args, kwargs, _ = rules.canonical(fn, args, kwargs)
+    rule = rules.RULES.get(fn)
+    if rule is not None and rule.composite is not None:
+        return rule.composite(*args, **kwargs)
+    return _apply(fn, args, kwargs)
 
 
 def _apply(fn, args, kwargs):
@@ -225,7 +291,7 @@ def _apply_nested(fn, args, kwargs):
 def _finish(fn, values, tangents, kwargs, tag):
     rule = rules.RULES.get(fn) or rules.lookup(fn)
     ans = _evaluate(fn, values, kwargs)
-    return Dual(ans, rule.jvp(tangents, ans, *values, **kwargs), tag)
+    return _dual(ans, rule.jvp(tangents, ans, *values, **kwargs), tag)
 
 
 def _evaluate(fn, values, kwargs):
@@ -286,7 +352,9 @@ def _passes(f, args, chunk):
         size = min(chunk, n - start)
         tag = next(_tags)
         seeds = _seeds(args, start, size, tag)
-        yield start, size, tag, f(*seeds)
+        with _arrays.traced_numpy():
+            result = f(*seeds)
+        yield start, size, tag, result
         start += size
         if adaptive:
             adaptive = False
@@ -320,7 +388,7 @@ def _concat(parts, axis):
     width = next(t.shape[0] for t in tangents if t is not None)
     tangents = [np.zeros((width,) + np.shape(v)) if t is None else t
                 for t, v in zip(tangents, values)]
-    return Dual(_concat(values, axis), _concat(tangents, axis + 1), top)
+    return _dual(_concat(values, axis), _concat(tangents, axis + 1), top)
 
 
 def _split(flat, args):
@@ -343,6 +411,9 @@ def _gradient_flat(f, args, chunk):
         if np.ndim(result) != 0:
             raise ValueError(f"gradient needs a scalar-valued function; f returned shape "
                              f"{np.shape(result)}: use jacobian")
+        if np.iscomplexobj(result):
+            raise TypeError("gradient needs a real-valued function; f returned a complex "
+                            "value (take np.real, np.abs or np.abs(...) ** 2 of it)")
         parts.append(_partials_of(result, tag, size, ()))
     if not parts:
         return np.zeros(0)
@@ -363,7 +434,8 @@ def derivative(f, x):
     if isinstance(x, np.ndarray):
         raise TypeError("derivative takes a float; use gradient or jacobian for arrays")
     tag = next(_tags)
-    result = f(Dual(x, np.ones(1), tag))
+    with _arrays.traced_numpy():
+        result = f(Dual(x, np.ones(1), tag))
     d = _partials_of(result, tag, 1, np.shape(result))[0]
     return float(d) if np.ndim(d) == 0 and not isinstance(d, Dual) else d
 

@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from . import rules
+from . import _arrays, rules
 from .rules import RULES, MissingRuleError, accumulate, densify, lookup
 
 _ndarray = np.ndarray
@@ -32,6 +32,7 @@ _NOTHING = (None, None)  # (leaf, cotangent) of an argument f does not depend on
 _new = object.__new__
 
 _REAL_KINDS = frozenset("fiu")
+_NUMERIC_KINDS = frozenset("fiucb")
 
 
 class Variable:
@@ -53,6 +54,11 @@ class Variable:
     """
 
     __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs")
+
+    def __new__(cls, value=None):
+        if cls is Variable and isinstance(value, _ndarray) and value.ndim:
+            cls = ArrayVariable
+        return object.__new__(cls)
 
     def __init__(self, value):
         self.value = _real_value(value, "the value of a Variable")
@@ -88,12 +94,14 @@ class Variable:
             if shape == ():
                 g = float(g)
         for leaf, ct in _backpropagate(self, g).values():
+            ct = np.real(ct) if np.iscomplexobj(ct) else ct  # a real leaf's share
             leaf.grad = ct if leaf.grad is None else leaf.grad + ct
 
     @classmethod
     def _ad_apply(cls, fn, args, kwargs):
-        """Record ``fn(*args, **kwargs)`` for a ``rules.primitive`` user function."""
-        return _apply(fn, args, kwargs)
+        """Record ``fn(*args, **kwargs)`` for a ``rules.primitive`` user function or a numpy
+        constructor (``np.array`` of Variables, kernels.ad._arrays)."""
+        return _dispatch(fn, args, kwargs)
 
     # -- numpy interception ---------------------------------------------------------------
 
@@ -141,11 +149,9 @@ class Variable:
             for t in types:
                 if not issubclass(t, (Variable, _ndarray)):
                     return NotImplemented
-        if func in rules.NONDIFFERENTIABLE:
-            return func(*[_plain(a) for a in args], **kwargs)
-        return _apply(func, args, kwargs)
+        return _dispatch(func, args, kwargs)
 
-    # -- array-like attributes ------------------------------------------------------------
+    # -- array-like attributes (methods and computed attributes: rules.METHODS, ATTRIBUTES) --
 
     @property
     def shape(self):
@@ -160,50 +166,34 @@ class Variable:
         return np.size(self.value)
 
     @property
-    def T(self):
-        return _apply(np.transpose, (self,), None)
+    def dtype(self):
+        return np.result_type(self.value)
 
-    def sum(self, axis=None, keepdims=False):
-        return _apply(np.sum, (self,), {"axis": axis, "keepdims": keepdims})
-
-    def mean(self, axis=None, keepdims=False):
-        return _apply(np.mean, (self,), {"axis": axis, "keepdims": keepdims})
-
-    def reshape(self, *shape):
-        return _apply(np.reshape, (self, shape[0] if len(shape) == 1 else shape), None)
-
-    def __len__(self):
-        if _shape(self.value) == ():
-            raise TypeError("len() of a 0-d Variable")
-        return len(self.value)
-
-    def __getitem__(self, index):
-        rule = RULES.get(operator.getitem) or lookup(operator.getitem)
-        if isinstance(index, Variable):
-            index = index.value  # an index is not differentiable
-        x = self.value
-        try:
-            ans = x[index]
-        except (IndexError, TypeError, ValueError) as err:
-            raise _operation_error(f"indexing ({rule.name})", (self, index), err) from err
-        return _record(ans, rule.vjps, (x, index), None, ((0, self),))
-
-    def __iter__(self):
-        x = self.value
-        if _shape(x) == ():
-            raise TypeError("iteration over a 0-d Variable")
-        vjps = (RULES.get(operator.getitem) or lookup(operator.getitem)).vjps
-        parents = ((0, self),)  # shared by every element: one tuple for the whole loop
-        for i in range(len(x)):
-            yield _record(x[i], vjps, (x, i), None, parents)
-
-    # -- plain, non-differentiable views --------------------------------------------------
+    # -- a Variable never silently becomes a plain number (kernels.ad._arrays) ---------------
 
     def __float__(self):
-        if _shape(self.value) != ():
-            raise TypeError(f"only a scalar Variable converts to float; this one has shape "
-                            f"{_shape(self.value)}")
-        return float(self.value)
+        raise _arrays.escape("float() of a Variable", "reverse mode",
+                             _arrays.ESCAPE_HINTS["float"])
+
+    def __complex__(self):
+        raise _arrays.escape("complex() of a Variable", "reverse mode",
+                             _arrays.ESCAPE_HINTS["float"])
+
+    def __array__(self, dtype=None, copy=None):
+        raise _arrays.escape("a Variable converted to a plain numpy array", "reverse mode",
+                             _arrays.ESCAPE_HINTS["array"])
+
+    def item(self, *args):
+        raise _arrays.escape(".item() of a Variable", "reverse mode",
+                             _arrays.ESCAPE_HINTS["float"])
+
+    tolist = item
+
+    def __int__(self):
+        return int(self.value)  # locally constant: a zero derivative is the right one
+
+    def __index__(self):
+        return operator.index(self.value)
 
     def __bool__(self):
         if _shape(self.value) != ():
@@ -218,11 +208,57 @@ class Variable:
         return f"Variable({self.value!r}{kind})"
 
 
+class ArrayVariable(Variable):
+    """A Variable whose value is an array: it also indexes, iterates and has a length. (A
+    scalar Variable has none of these, so that numpy never takes it for a sequence: storing
+    one into an array then reaches ``__float__``, which names the escape.)"""
+
+    __slots__ = ()
+
+    def __len__(self):
+        return len(self.value)
+
+    def __getitem__(self, index):
+        rule = RULES.get(operator.getitem) or lookup(operator.getitem)
+        if isinstance(index, Variable):
+            index = index.value  # an index is not differentiable
+        elif type(index) is tuple and any(isinstance(i, Variable) for i in index):
+            index = tuple(_plain(i) for i in index)
+        x = self.value
+        try:
+            ans = x[index]
+        except (IndexError, TypeError, ValueError) as err:
+            raise _operation_error(f"indexing ({rule.name})", (self, index), err) from err
+        return _record(ans, rule.vjps, (x, index), None, ((0, self),))
+
+    def __iter__(self):
+        x = self.value
+        vjps = (RULES.get(operator.getitem) or lookup(operator.getitem)).vjps
+        parents = ((0, self),)  # shared by every element: one tuple for the whole loop
+        for i in range(len(x)):
+            yield _record(x[i], vjps, (x, i), None, parents)
+
+
+def _table_methods():
+    """Array methods and computed attributes from the one table in kernels.ad.rules."""
+    for name in rules.METHODS:
+        def method(self, *args, _name=name, **kwargs):
+            fn, args = rules.method_call(_name, self, args, kwargs)
+            return _dispatch(fn, args, kwargs)
+        method.__name__ = name
+        setattr(Variable, name, method)
+    for name, fn in rules.ATTRIBUTES.items():
+        setattr(Variable, name, property(lambda self, fn=fn: _dispatch(fn, (self,), None)))
+
+
+_table_methods()
+
+
 # -- recording ----------------------------------------------------------------------------
 
 def _record(value, vjps, args, kwargs, parents):
     """A new interior Variable; slots are set directly to skip ``__init__``'s checks."""
-    v = _new(Variable)
+    v = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
     v.value = value
     v.grad = None
     v._seq = _next_seq()
@@ -241,6 +277,20 @@ def _shape(v):
 
 def _plain(a):
     return a.value if isinstance(a, Variable) else a
+
+
+def _dispatch(fn, args, kwargs):
+    """A numpy function called on Variables: plain for one without a derivative, through
+    its canonical form (joins, np.array of a list) or its composite (several outputs),
+    else :func:`_apply`."""
+    if fn in rules.NONDIFFERENTIABLE:
+        return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in (kwargs or {}).items()})
+    if fn in rules.CANONICAL:
+        fn, args, kwargs, _ = rules.canonical(fn, args, kwargs or {})
+    rule = RULES.get(fn)
+    if rule is not None and rule.composite is not None:
+        return rule.composite(*args, **(kwargs or {}))
+    return _apply(fn, args, kwargs)
 
 
 def _apply(fn, args, kwargs):
@@ -315,27 +365,27 @@ def _real_value(x, what):
 
 
 def _constant(x, name):
-    """An operand that is not a Variable, checked to be a real constant (a list becomes an
-    array, as numpy makes it); NotImplemented for another array type, so that Python or
-    numpy asks that type next."""
+    """An operand that is not a Variable, checked to be a numeric constant (a list becomes
+    an array, as numpy makes it; complex constants make complex intermediates, whose real
+    results are differentiated as JAX and autograd do); NotImplemented for another array
+    type, so that Python or numpy asks that type next."""
     t = type(x)
     if t is float or t is int or t is _float64:
         return x
     if isinstance(x, (list, tuple)):
         x = np.asarray(x)
     if isinstance(x, _ndarray):
-        if x.dtype.kind in _REAL_KINDS or x.dtype.kind == "b":
+        if x.dtype.kind in _NUMERIC_KINDS:
             return x
         described = f"a {x.dtype} array"
-    elif isinstance(x, numbers.Real):
+    elif isinstance(x, numbers.Complex):
         return x
     elif getattr(t, "__array_ufunc__", None) is not None:
         return NotImplemented
     else:
         described = t.__name__
     raise TypeError(f"unsupported operand types for {name}: Variable and {described}; "
-                    f"constants must be real numbers or real arrays (only real float64 is "
-                    f"differentiated)")
+                    f"constants must be numbers or numeric arrays")
 
 
 # -- Python operators: each a direct method, no numpy dispatch ------------------------------
@@ -381,20 +431,23 @@ def _unary_method(op):
     return method
 
 
-for _dunder, _op, _symbol in [
-        ("add", operator.add, "+"), ("sub", operator.sub, "-"), ("mul", operator.mul, "*"),
-        ("truediv", operator.truediv, "/"), ("pow", operator.pow, "**"),
-        ("matmul", operator.matmul, "@"),
-        # no rules by default: MissingRuleError names them, a registered rule makes them work
-        ("floordiv", operator.floordiv, "//"), ("mod", operator.mod, "%")]:
-    _forward, _reflected = _binary_methods(_op, _symbol)
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**", "matmul": "@",
+            "mod": "%", "floordiv": "//"}
+for _dunder, _op in rules.BINARY_OPERATORS.items():
+    if _op in rules.NONDIFFERENTIABLE:  # x // y: locally constant, a plain value
+        setattr(Variable, f"__{_dunder}__",
+                lambda self, other, _op=_op: _op(self.value, _plain(other)))
+        setattr(Variable, f"__r{_dunder}__",
+                lambda self, other, _op=_op: _op(_plain(other), self.value))
+        continue
+    _forward, _reflected = _binary_methods(_op, _SYMBOLS.get(_dunder, _dunder))
     setattr(Variable, f"__{_dunder}__", _forward)
     setattr(Variable, f"__r{_dunder}__", _reflected)
 
-for _dunder, _op in [("neg", operator.neg), ("pos", operator.pos), ("abs", abs)]:
+for _dunder, _op in rules.UNARY_OPERATORS.items():
     setattr(Variable, f"__{_dunder}__", _unary_method(_op))
 
-for _op in [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]:
+for _op in [getattr(operator, name) for name in rules.COMPARISONS]:
     # comparisons see plain values and give plain answers: ``if x > 0:`` just works
     setattr(Variable, f"__{_op.__name__}__",
             lambda self, other, _op=_op: _op(self.value, _plain(other)))
@@ -473,16 +526,21 @@ def gradient(f, *args):
     """
     leaves = []
     for i, a in enumerate(args):
-        leaf = _new(Variable)
-        leaf.value = a if type(a) is _ndarray and a.dtype is _F64 else \
+        value = a if type(a) is _ndarray and a.dtype is _F64 else \
             _real_value(a, f"argument {i} of gradient")
+        leaf = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
+        leaf.value = value
         leaf.grad, leaf._seq, leaf._parents = None, _next_seq(), ()
         leaves.append(leaf)  # a leaf's _vjps, _args, _kwargs are never read
     collecting = gc.isenabled()
     gc.disable()
     try:
-        out = f(*leaves)
+        with _arrays.traced_numpy():
+            out = f(*leaves)
         if isinstance(out, Variable):
+            if np.iscomplexobj(out.value):
+                raise TypeError("gradient needs a real-valued f; f returned a complex value "
+                                "(take np.real, np.abs or np.abs(...) ** 2 of it)")
             if _shape(out.value) != ():
                 raise ValueError(f"gradient needs a scalar-valued f; f returned a Variable of "
                                  f"shape {_shape(out.value)}")

@@ -24,11 +24,13 @@ Users extend the table the same way (see the README, "Adding a rule"); :func:`pr
 makes a user's own Python function a primitive with its own rule.
 """
 
-import builtins
 import functools
 import operator
+import sys
 
 import numpy as np
+
+from . import _arrays
 
 
 class MissingRuleError(NotImplementedError):
@@ -36,13 +38,42 @@ class MissingRuleError(NotImplementedError):
 
 
 class Rule:
-    __slots__ = ("name", "vjps", "jvp")
+    """``vjps``: one per positional argument (or :class:`EveryArgument`); ``jvp``: batched.
+    ``composite``: for a function of several outputs (``np.split``, ``slogdet``), the same
+    function written with single-output operations, which the operator-overloading engines
+    run on their traced values instead of the jvp (the source engine uses the vjps, which
+    then receive a list of the outputs' cotangents, None where nothing flowed)."""
 
-    def __init__(self, name, vjps, jvp):
-        self.name, self.vjps, self.jvp = name, tuple(vjps), jvp
+    __slots__ = ("name", "vjps", "jvp", "composite")
+
+    def __init__(self, name, vjps, jvp, composite=None):
+        self.name, self.jvp, self.composite = name, jvp, composite
+        self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
 
     def __repr__(self):
         return f"Rule({self.name})"
+
+
+class EveryArgument:
+    """The vjps of a function of any number of differentiable arguments (a join, einsum):
+    ``vjps[i]`` is ``vjp(i, g, ans, *args, **kwargs)`` for ``i >= first``."""
+
+    __slots__ = ("vjp", "first", "_made")
+
+    def __init__(self, vjp, first=0):
+        self.vjp, self.first, self._made = vjp, first, {}
+
+    def __len__(self):
+        return sys.maxsize  # engines test ``i < len(vjps)``: every position has one
+
+    def __getitem__(self, i):
+        if i < self.first:
+            return None
+        made = self._made.get(i)
+        if made is None:
+            vjp = self.vjp
+            made = self._made[i] = lambda g, ans, *args, **kw: vjp(i, g, ans, *args, **kw)
+        return made
 
 
 #: function object -> Rule. A plain dict, so engines look rules up with one hash.
@@ -127,7 +158,8 @@ def densify(ct):
         ct = ScatterSum(ct.shape, [ct])
     if not isinstance(ct, ScatterSum):
         return ct
-    out = np.zeros(ct.shape)
+    dtype = np.result_type(float, *(p.values for p in ct.parts))
+    out = np.zeros(ct.shape, dtype=dtype)
     ints = [p for p in ct.parts if type(p.index) is int]
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         np.add.at(out, np.array([p.index for p in ints]), np.array([p.values for p in ints]))
@@ -170,6 +202,11 @@ def as_output(ct, like):
     if ct is None:
         ct = np.zeros(np.shape(like))
     ct = densify(ct)
+    if np.iscomplexobj(ct):
+        # A real argument's cotangent is the real part of what flowed back through complex
+        # intermediates (JAX's and autograd's convention: the imaginary part is the
+        # derivative along i*x, a direction a real argument cannot move in).
+        ct = np.real(ct)
     if not isinstance(like, np.ndarray) or like.ndim == 0:
         return float(ct)
     out = np.asarray(ct, dtype=float).reshape(like.shape)
@@ -217,16 +254,19 @@ def defpartials(fn, *partials, name=None):
                     t = _lift(t, ndim)
                 term = partial(ans, *args) * t
                 out = term if out is None else out + term
+            if out.ndim - 1 != ndim or out.shape[1:] != np.shape(ans):
+                # a constant partial (1.0 for add) leaves a broadcast argument's shape
+                out = np.broadcast_to(out, out.shape[:1] + np.shape(ans))
             return out
 
     RULES[fn] = Rule(name or _name(fn), [vjp_of(p) for p in partials], jvp)
     return fn
 
 
-def defrule(fn, vjps, jvp, name=None):
+def defrule(fn, vjps, jvp, name=None, composite=None):
     """Register ``fn`` with one vjp per positional argument (None: not differentiable) and a
-    batched jvp (see the module docstring for both signatures)."""
-    RULES[fn] = Rule(name or _name(fn), vjps, jvp)
+    batched jvp (see the module docstring for both signatures); ``composite``: see Rule."""
+    RULES[fn] = Rule(name or _name(fn), vjps, jvp, composite)
     return fn
 
 
@@ -265,190 +305,93 @@ def primitive(fn):
     return wrapper
 
 
-# -- elementwise rules -----------------------------------------------------------------
-
-defpartials(np.add, lambda ans, x, y: 1.0, lambda ans, x, y: 1.0)
-defpartials(np.subtract, lambda ans, x, y: 1.0, lambda ans, x, y: -1.0)
-defpartials(np.multiply, lambda ans, x, y: y, lambda ans, x, y: x)
-defpartials(np.true_divide, lambda ans, x, y: 1.0 / y, lambda ans, x, y: -ans / y)
-defpartials(np.power, lambda ans, x, y: y * x ** (y - 1), lambda ans, x, y: ans * np.log(x))
-defpartials(np.negative, lambda ans, x: -1.0)
-defpartials(np.positive, lambda ans, x: 1.0)
-defpartials(np.square, lambda ans, x: 2.0 * x)
-defpartials(np.reciprocal, lambda ans, x: -ans * ans)
-defpartials(np.sqrt, lambda ans, x: 0.5 / ans)
-defpartials(np.exp, lambda ans, x: ans)
-defpartials(np.expm1, lambda ans, x: ans + 1.0)
-defpartials(np.log, lambda ans, x: 1.0 / x)
-defpartials(np.log1p, lambda ans, x: 1.0 / (1.0 + x))
-defpartials(np.sin, lambda ans, x: np.cos(x))
-defpartials(np.cos, lambda ans, x: -np.sin(x))
-defpartials(np.tan, lambda ans, x: 1.0 + ans * ans)
-defpartials(np.sinh, lambda ans, x: np.cosh(x))
-defpartials(np.cosh, lambda ans, x: np.sinh(x))
-defpartials(np.tanh, lambda ans, x: 1.0 - ans * ans)
-defpartials(np.arctan, lambda ans, x: 1.0 / (1.0 + x * x))
-defpartials(np.absolute, lambda ans, x: np.sign(x))
-
-# Python's operators compute the same functions (the source engine calls them directly,
-# keeping Python floats Python floats).
-for _op, _ufunc in [(operator.add, np.add), (operator.sub, np.subtract),
-                    (operator.mul, np.multiply), (operator.truediv, np.true_divide),
-                    (operator.pow, np.power), (operator.neg, np.negative),
-                    (operator.pos, np.positive), (builtins.abs, np.absolute)]:
-    alias(_op, _ufunc)
 
 
-# -- reductions, products, reshaping, indexing -------------------------------------------
-
-def _batched_axes(axis, ndim):
-    """``axis`` of an unbatched array as axes of its batched tangent (batch axis first)."""
-    if axis is None:
-        return tuple(range(1, ndim + 1))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return tuple(a % ndim + 1 for a in axes)
+def real_cotangent(g):
+    """The cotangent of a real value computed from complex ones (``abs``, ``real``): its
+    real part. Cotangents of real values may pick up imaginary parts on the way (``x * c``
+    with a complex ``c`` sends ``g * c`` back to ``x``); they would feed the imaginary
+    direction of a non-holomorphic rule, so such rules take the real part first."""
+    return np.real(g) if np.iscomplexobj(g) else g
 
 
-def _expand_reduced(g, shape, axis, keepdims):
-    """``g`` (the cotangent of a reduction over ``axis``) broadcast back to ``shape``."""
-    if axis is not None and not keepdims:
-        axes = axis if isinstance(axis, tuple) else (axis,)
-        g = np.expand_dims(g, tuple(a % len(shape) for a in axes))
-    return np.broadcast_to(g, shape)
+def is_complex(x):
+    return np.iscomplexobj(x)
 
 
-def _count(shape, axis):
-    if axis is None:
-        return int(np.prod(shape))
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return int(np.prod([shape[a] for a in axes]))
+# -- canonical forms ----------------------------------------------------------------------
+
+#: function -> ``canonical(*args, **kwargs) -> (primitive, flat_args, kwargs, unflatten)``:
+#: calls whose differentiable values sit inside a sequence argument (``np.concatenate([a,
+#: b])``, ``np.array([[x, 1.0], [2.0, y]])``) become calls of a primitive taking them as
+#: positional arguments; ``unflatten(cts)`` gives back one cotangent per original argument
+#: (a list for a list) from those of ``flat_args``.
+CANONICAL = {}
 
 
-defrule(np.sum,
-        [lambda g, ans, x, axis=None, keepdims=False:
-         _expand_reduced(g, np.shape(x), axis, keepdims)],
-        lambda ts, ans, x, axis=None, keepdims=False:
-        np.sum(ts[0], axis=_batched_axes(axis, _ndim(x)), keepdims=keepdims))
-defrule(np.mean,
-        [lambda g, ans, x, axis=None, keepdims=False:
-         _expand_reduced(g / _count(np.shape(x), axis), np.shape(x), axis, keepdims)],
-        lambda ts, ans, x, axis=None, keepdims=False:
-        np.mean(ts[0], axis=_batched_axes(axis, _ndim(x)), keepdims=keepdims))
+def defcanonical(fn, canonical):
+    CANONICAL[fn] = canonical
+    return fn
 
 
-def _matmul_vjp_x(g, ans, x, y):
-    if _ndim(y) == 1:  # x @ y lost y's axis: the cotangent is an outer product
-        return np.multiply.outer(g, y) if _ndim(x) == 2 else g * y
-    return y @ g if _ndim(x) == 1 else g @ y.T
+def canonical(fn, args, kwargs):
+    """``(fn, args, kwargs)`` in canonical form (unchanged when ``fn`` has none), with the
+    unflatten function (None when unchanged)."""
+    make = CANONICAL.get(fn)
+    if make is None:
+        return fn, args, kwargs, None
+    return make(*args, **kwargs)
 
 
-def _matmul_vjp_y(g, ans, x, y):
-    if _ndim(x) == 1:
-        return np.multiply.outer(x, g) if _ndim(y) == 2 else g * x
-    return x.T @ g
+# -- the one table of operators and array methods -------------------------------------------
+
+#: Python's binary operators on traced values: dunder name -> the function it computes
+#: (``__add__`` and ``__radd__`` compute ``operator.add``). Every engine defines its
+#: operators from this table, and so accepts exactly these.
+BINARY_OPERATORS = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "truediv": operator.truediv, "pow": operator.pow, "matmul": operator.matmul,
+    "mod": operator.mod, "floordiv": operator.floordiv,
+}
+UNARY_OPERATORS = {"neg": operator.neg, "pos": operator.pos, "abs": abs}
+#: comparisons see values and give plain answers: ``if x > 0:`` is not differentiable
+COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
+
+#: Array methods of traced values: ``x.name(*args, **kwargs)`` is ``fn(x, *args, **kwargs)``;
+#: for the names in PACKED, ``x.reshape(3, 4)`` is ``fn(x, (3, 4))``.
+METHODS = {
+    "sum": np.sum, "mean": np.mean, "prod": np.prod, "max": np.max, "min": np.min,
+    "std": np.std, "var": np.var, "cumsum": np.cumsum, "dot": np.dot, "trace": np.trace,
+    "reshape": np.reshape, "transpose": np.transpose, "ravel": np.ravel, "flatten": np.ravel,
+    "squeeze": np.squeeze, "swapaxes": np.swapaxes, "clip": np.clip,
+    "diagonal": np.diagonal, "repeat": np.repeat, "take": np.take, "conj": np.conj,
+    "conjugate": np.conj, "copy": np.copy, "astype": _arrays.astype, "round": np.round,
+    "argmax": np.argmax, "argmin": np.argmin, "argsort": np.argsort, "nonzero": np.nonzero,
+    "any": np.any, "all": np.all,
+}
+PACKED = frozenset({"reshape", "transpose"})
+#: attributes computed by a function (``x.T`` is ``np.transpose(x)``)
+ATTRIBUTES = {"T": np.transpose, "real": np.real, "imag": np.imag}
+#: attributes with no derivative, read from the value
+QUERIES = frozenset({"shape", "ndim", "size", "dtype"})
 
 
-def _matmul_jvp(ts, ans, x, y):
-    tx, ty = ts
-    out = None
-    if tx is not None:
-        out = tx @ y
-    if ty is not None:
-        # A batched vector on the right would be read as a matrix: contract from its side.
-        term = (ty @ (x.T if _ndim(x) == 2 else x)) if _ndim(y) == 1 else x @ ty
-        out = term if out is None else out + term
-    return out
+def method_call(name, x, args, kwargs):
+    """``(fn, args)`` of the method call ``x.name(*args)`` (AttributeError if the table
+    lacks it, naming what is supported)."""
+    fn = METHODS.get(name)
+    if fn is None:
+        raise AttributeError(
+            f"method .{name}() of a traced value is not differentiable (supported: "
+            f"{', '.join(sorted(METHODS))}; in-place methods such as .sort() are not)")
+    if name in PACKED and len(args) > 1:
+        args = (args,)
+    elif name == "transpose" and not args:
+        args = (None,)
+    return fn, (x, *args)
 
 
-def _check_matmul_dims(*arrays):
-    if any(_ndim(a) > 2 for a in arrays):
-        raise MissingRuleError("the derivative rules of matmul and dot cover 1-D and 2-D "
-                               "arrays only; register a rule for stacked products")
-
-
-def _matmul_rule(check_scalars):
-    def vjp(which):
-        cotangent = _matmul_vjp_x if which == 0 else _matmul_vjp_y
-
-        def f(g, ans, x, y):
-            # the 2-D arrays of the usual call answer their ndim directly
-            nx = x.ndim if type(x) is np.ndarray else np.ndim(x)
-            ny = y.ndim if type(y) is np.ndarray else np.ndim(y)
-            if check_scalars and (nx == 0 or ny == 0):
-                return g * (y if which == 0 else x)
-            if nx > 2 or ny > 2:
-                _check_matmul_dims(x, y)
-            return cotangent(g, ans, x, y)
-        return f
-
-    def jvp(ts, ans, x, y):
-        if check_scalars and (_ndim(x) == 0 or _ndim(y) == 0):
-            return RULES[np.multiply].jvp(ts, ans, x, y)
-        _check_matmul_dims(x, y)
-        return _matmul_jvp(ts, ans, x, y)
-    return [vjp(0), vjp(1)], jvp
-
-
-defrule(np.matmul, *_matmul_rule(check_scalars=False))
-defrule(np.dot, *_matmul_rule(check_scalars=True))  # dot of a scalar is a product
-alias(operator.matmul, np.matmul)
-
-
-def _check_trace(x, offset, axis1, axis2):
-    if _ndim(x) != 2 or (axis1, axis2) != (0, 1):
-        raise MissingRuleError("the derivative rule of trace covers 2-D arrays only")
-
-
-def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
-    _check_trace(x, offset, axis1, axis2)
-    n, m = x.shape if type(x) is np.ndarray else np.shape(x)
-    # g on the offset diagonal of zeros, written through a strided view (np.eye builds the
-    # identity the same way, then a product would scale it)
-    out = np.zeros(n * m, dtype=float if type(g) is float else np.result_type(g, 1.0))
-    first = -offset if offset < 0 else 0
-    count = min(n, m - offset) - first
-    if count > 0:
-        start = first * (m + 1) + offset
-        out[start:start + count * (m + 1):m + 1] = g
-    return out.reshape(n, m)
-
-
-def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1):
-    _check_trace(x, offset, axis1, axis2)
-    return np.trace(ts[0], offset, axis1=1, axis2=2)
-
-
-defrule(np.trace, [_trace_vjp], _trace_jvp)
-
-
-def _transpose_vjp(g, ans, x, axes=None):
-    return np.transpose(g, None if axes is None else np.argsort(axes))
-
-
-def _transpose_jvp(ts, ans, x, axes=None):
-    ndim = _ndim(x)
-    order = range(ndim - 1, -1, -1) if axes is None else (a % ndim for a in axes)
-    return np.transpose(ts[0], (0, *(a + 1 for a in order)))
-
-
-defrule(np.transpose, [_transpose_vjp], _transpose_jvp)
-
-
-defrule(np.reshape,
-        [lambda g, ans, x, shape, **kw: np.reshape(g, np.shape(x)), None],
-        lambda ts, ans, x, shape, **kw: np.reshape(ts[0], (len(ts[0]),) + np.shape(ans)))
-
-
-def _getitem_jvp(ts, ans, x, index):
-    return ts[0][(slice(None), *index) if type(index) is tuple else (slice(None), index)]
-
-
-defrule(operator.getitem,
-        [lambda g, ans, x, index: Scatter(np.shape(x), index, g), None],
-        _getitem_jvp)
-
-
-defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.sign, np.floor,
-           np.ceil, np.round, np.isfinite, np.isinf, np.isnan, np.signbit, np.argmax,
-           np.argmin, np.equal, np.not_equal, np.less, np.less_equal, np.greater,
-           np.greater_equal)
+# The rule families register themselves into RULES when imported (after the machinery
+# above, which they use).
+from . import (  # noqa: E402
+    _rules_elementwise, _rules_linalg, _rules_products, _rules_reduce, _rules_shape)

@@ -47,8 +47,8 @@ def test_engines_agree(case):
 
 @pytest.mark.parametrize("engine", EXACT)  # finite differences need no rules
 def test_missing_rule_names_the_function_and_the_fix(engine):
-    with pytest.raises(rules.MissingRuleError, match=r"numpy\.arcsinh.*defpartials"):
-        ENGINES[engine].gradient(lambda x: np.sum(np.arcsinh(x)), np.ones(3))
+    with pytest.raises(rules.MissingRuleError, match=r"numpy\.spacing.*defpartials"):
+        ENGINES[engine].gradient(lambda x: np.sum(np.spacing(x)), np.ones(3))
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))

@@ -1,0 +1,317 @@
+"""Arrays built from traced values, and the ways a traced value could escape tracing.
+
+numpy does not dispatch ``np.array``, ``np.asarray`` or ``np.r_[...]`` to the types in their
+arguments (only functions with ``__array_function__`` dispatch), so on their own they would
+turn a dual number into a plain float and drop its derivative without a word. Two things
+stop that:
+
+* while an operator-overloading engine runs ``f`` (:func:`traced_numpy`), those names in
+  the ``numpy`` module are wrappers that hand a call with traced values to the engine, which
+  differentiates it through the primitives below (:func:`join`, :func:`asarray`); calls
+  without traced values go straight to numpy;
+* every other way out (``float(x)``, ``x.__array__()``, assignment into a plain array,
+  ``math.sin(x)``, an ``np.array`` imported under another name) raises :class:`EscapeError`
+  naming the escape and the user's line (:func:`escape`).
+"""
+
+import os
+import sys
+import threading
+
+import numpy as np
+
+
+class EscapeError(TypeError):
+    """A traced value was about to become a plain number, losing its derivative."""
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_NUMPY = os.path.dirname(os.path.abspath(np.__file__))
+
+
+def _user_line():
+    """``file, line, text`` of the innermost frame outside this package and numpy."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not (path.startswith(_HERE) or path.startswith(_NUMPY)):
+            import linecache
+            text = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            return frame.f_code.co_filename, frame.f_lineno, text
+        frame = frame.f_back
+    return "<unknown>", 0, ""
+
+
+def escape(what, engine, hint):
+    """The EscapeError for ``what`` (``"float() of a traced value"``) at the user's line."""
+    filename, line, text = _user_line()
+    where = f"{filename}, line {line}" + (f": {text}" if text else "")
+    return EscapeError(f"{what} would drop its derivative ({engine}; at {where}); {hint}")
+
+
+ESCAPE_HINTS = {
+    "float": "float(), math.* functions and assignment into a plain array (out[i] = ...) "
+             "all convert it: keep the value as it is (numpy functions and operators accept "
+             "it) and build arrays with np.array/np.stack of traced values; a branch may "
+             "compare it (x > 0)",
+    "array": "numpy arrays cannot hold it: build arrays from traced values with np.array, "
+             "np.stack or np.concatenate (called as numpy.<name>), not by assigning into an "
+             "existing array",
+}
+
+
+def is_traced(x):
+    """Whether ``x`` is an engine's traced value (each has an ``_ad_apply`` classmethod)."""
+    return getattr(type(x), "_ad_apply", None) is not None
+
+
+def _leaves(obj):
+    """The leaves of a nested list/tuple (an array or a number is a leaf) and its outer
+    shape; ValueError for a ragged nesting."""
+    if type(obj) is not list and type(obj) is not tuple:
+        return [obj], ()
+    if not obj:
+        return [], (0,)
+    parts = [_leaves(o) for o in obj]
+    inner = parts[0][1]
+    if any(p[1] != inner for p in parts):
+        raise ValueError("np.array of a ragged nested sequence of traced values")
+    return [leaf for p in parts for leaf in p[0]], (len(obj),) + inner
+
+
+def _contains_traced(obj):
+    if type(obj) is list or type(obj) is tuple:
+        return any(map(_contains_traced, obj))
+    return is_traced(obj)
+
+
+# -- the primitives (their rules are in _rules_shape) ---------------------------------------
+
+def join(*elements, layout):
+    """Every element reshaped to its shape in ``layout.shapes`` and concatenated along
+    ``layout.axis``, then reshaped to ``layout.final`` (if not None): the one primitive of
+    np.concatenate, np.stack, the *stack family, np.r_, np.c_ and np.array of a list."""
+    parts = [np.reshape(e, s) for e, s in zip(elements, layout.shapes)]
+    out = np.concatenate(parts, axis=layout.axis)
+    return out if layout.final is None else out.reshape(layout.final)
+
+
+def asarray(x, dtype=None):
+    """``np.asarray(x, dtype)`` of one value: the identity, or a cast between float and
+    complex (a cast to an integer or bool type has no derivative)."""
+    return np.asarray(x, dtype=dtype)
+
+
+def astype(x, dtype, **kwargs):
+    """``x.astype(dtype)``: a copy, cast (the method's differentiable form)."""
+    return np.array(x, dtype=dtype)
+
+
+class Layout:
+    """How :func:`join` assembles its elements: each one's shape, the axis, the final
+    shape (or None), and each one's extent along the axis."""
+
+    __slots__ = ("shapes", "axis", "final", "sizes")
+
+    def __init__(self, shapes, axis, final=None):
+        self.shapes, self.axis, self.final = tuple(shapes), axis, final
+        self.sizes = [s[axis] for s in self.shapes]
+
+
+def _atleast(shape, k):
+    if len(shape) >= k:
+        return shape
+    if k == 1:
+        return (1,)
+    if k == 2:
+        return (1,) * (2 - len(shape)) + shape
+    return {0: (1, 1, 1), 1: (1,) + shape + (1,), 2: shape + (1,)}[len(shape)]
+
+
+def layout(kind, shapes, axis=0, final=None):
+    """The Layout of a join of elements of ``shapes`` (see :data:`JOINS`)."""
+    shapes = [tuple(s) for s in shapes]
+    if not shapes:
+        raise ValueError(f"{kind} needs at least one array")
+    if kind == "concatenate":
+        if axis is None:
+            return Layout([(int(np.prod(s)),) for s in shapes], 0)
+        return Layout(shapes, axis % len(shapes[0]))
+    if kind == "stack":
+        axis = axis % (len(shapes[0]) + 1)
+        return Layout([s[:axis] + (1,) + s[axis:] for s in shapes], axis)
+    if kind == "vstack":
+        return Layout([_atleast(s, 2) for s in shapes], 0)
+    if kind == "hstack":
+        shapes = [_atleast(s, 1) for s in shapes]
+        return Layout(shapes, 0 if len(shapes[0]) == 1 else 1)
+    if kind == "dstack":
+        return Layout([_atleast(s, 3) for s in shapes], 2)
+    if kind == "column_stack":
+        return Layout([(s[0], 1) if len(s) == 1 else _atleast(s, 2) for s in shapes], 1)
+    if kind == "array":
+        return Layout([(1,) + s for s in shapes], 0, final)
+    raise ValueError(f"unknown join {kind!r}")
+
+
+def _shape(x):
+    return np.shape(x.value) if is_traced(x) else np.shape(x)
+
+
+def _join_call(kind, elements, axis=0, final=None):
+    from .rules import MissingRuleError
+    elements = tuple(elements)
+    lay = layout(kind, [_shape(e) for e in elements], axis, final)
+    if kind != "array" and any(isinstance(e, (list, tuple)) for e in elements):
+        raise MissingRuleError(f"np.{kind} of nested lists of traced values: build each "
+                               f"array with np.array first")
+    return join, elements, {"layout": lay}
+
+
+def _unflatten_first(cts):
+    return (list(cts),)
+
+
+def _sequence_canonical(kind, default_axis=0):
+    def canonical(seq, axis=default_axis, *, dtype=None, casting=None, out=None):
+        if out is not None:
+            raise ValueError(f"np.{kind}(..., out=...) cannot store traced values")
+        prim, elements, kwargs = _join_call(kind, seq, axis)
+        return prim, elements, kwargs, _unflatten_first
+    return canonical
+
+
+def _array_canonical(obj, dtype=None, *args, **kwargs):
+    """np.array / np.asarray of a traced value or of a nested list holding some."""
+    if type(obj) is not list and type(obj) is not tuple:
+        return asarray, (obj,), {"dtype": dtype}, lambda cts: (cts[0],)
+    leaves, outer = _leaves(obj)
+    shapes = {_shape(leaf) for leaf in leaves}
+    if len(shapes) > 1:
+        raise ValueError(f"np.array of traced values of different shapes {sorted(shapes)}")
+    leaf_shape = shapes.pop()
+    prim, elements, kw = _join_call("array", leaves, 0, outer + leaf_shape)
+
+    def unflatten(cts):
+        it = iter(cts)
+
+        def rebuild(o):
+            if type(o) is list or type(o) is tuple:
+                return [rebuild(e) for e in o]
+            return next(it)
+        return (rebuild(obj),)
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        raise TypeError(f"np.array(..., dtype={np.dtype(dtype)}) of traced values: an "
+                        f"integer or bool array carries no derivative; use float")
+    return prim, elements, kw, unflatten
+
+
+def _index_items(key):
+    return key if isinstance(key, tuple) else (key,)
+
+
+def _concatenator_canonical(kind):
+    """np.r_[...] (pieces at least 1-d, joined along axis 0) and np.c_[...] (columns)."""
+    def canonical(key):
+        from .rules import MissingRuleError
+        items = []
+        for item in _index_items(key):
+            if isinstance(item, str):
+                raise MissingRuleError(f"np.{kind} with a string directive is not "
+                                       f"differentiable; use np.concatenate")
+            items.append(np.r_[item] if isinstance(item, slice) else item)
+        shapes = [_shape(e) for e in items]
+        lay = (Layout([_atleast(s, 1) for s in shapes], 0) if kind == "r_"
+               else layout("column_stack", shapes))
+        return join, tuple(items), {"layout": lay}, lambda cts: (list(cts),)
+    return canonical
+
+
+#: The numpy names wrapped while an engine traces: name -> canonical form.
+JOINS = {
+    np.concatenate: _sequence_canonical("concatenate"),
+    np.stack: _sequence_canonical("stack"),
+    np.vstack: _sequence_canonical("vstack"),
+    np.hstack: _sequence_canonical("hstack"),
+    np.dstack: _sequence_canonical("dstack"),
+    np.column_stack: _sequence_canonical("column_stack"),
+}
+if hasattr(np, "row_stack"):
+    JOINS[np.row_stack] = _sequence_canonical("vstack")
+CONSTRUCTORS = {
+    "array": _array_canonical, "asarray": _array_canonical, "asanyarray": _array_canonical,
+    "ascontiguousarray": _array_canonical,
+}
+CONCATENATORS = {"r_": _concatenator_canonical("r_"), "c_": _concatenator_canonical("c_")}
+
+
+# -- the numpy names that do not dispatch, wrapped while an engine traces --------------------
+
+class _Concatenator:
+    """Stands in for np.r_ / np.c_ while tracing."""
+
+    def __init__(self, name, original):
+        self.name, self.original = name, original
+
+    def __getitem__(self, key):
+        for item in _index_items(key):
+            if is_traced(item):
+                return type(item)._ad_apply(self.original, (key,), {})
+        return self.original[key]
+
+    def __getattr__(self, name):
+        return getattr(self.original, name)
+
+
+def _wrap_constructor(original):
+    def constructor(obj, *args, **kwargs):
+        if _contains_traced(obj):
+            leaf = _first_traced(obj)
+            return type(leaf)._ad_apply(original, (obj, *args), kwargs)
+        return original(obj, *args, **kwargs)
+    constructor.__wrapped__ = original
+    constructor.__name__ = original.__name__
+    return constructor
+
+
+def _first_traced(obj):
+    if type(obj) is list or type(obj) is tuple:
+        for o in obj:
+            found = _first_traced(o)
+            if found is not None:
+                return found
+        return None
+    return obj if is_traced(obj) else None
+
+
+_lock = threading.Lock()
+_depth = 0
+_saved = {}
+
+
+class traced_numpy:
+    """Context manager: numpy's non-dispatching constructors accept traced values (module
+    docstring). Re-entrant, and the originals are back when the outermost one exits."""
+
+    def __enter__(self):
+        global _depth
+        with _lock:
+            if _depth == 0:
+                for name in CONSTRUCTORS:
+                    _saved[name] = getattr(np, name)
+                    setattr(np, name, _wrap_constructor(_saved[name]))
+                for name in CONCATENATORS:
+                    _saved[name] = getattr(np, name)
+                    setattr(np, name, _Concatenator(name, _saved[name]))
+            _depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        global _depth
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                for name, original in _saved.items():
+                    setattr(np, name, original)
+                _saved.clear()
+        return False

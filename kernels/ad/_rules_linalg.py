@@ -1,0 +1,210 @@
+"""Rules of ``np.linalg``: inv, det, slogdet, solve, eigh / eigvalsh, cholesky (norm is a
+reduction, in ``_rules_reduce``). Stacks of matrices broadcast as numpy's do.
+
+``eigh``, ``eigvalsh`` and ``cholesky`` read one triangle of their argument (the lower one by
+default) and ignore the other. Their rules differentiate exactly that function, so an entry
+below the diagonal gets the derivative of both symmetric positions and one above it none
+(what finite differences of numpy's function give). For a symmetric input written as
+``(a + a.T) / 2`` the result is the symmetric gradient that autograd and JAX report.
+Singular values (svd, pinv, 2-norms of matrices), eig, qr and matrix functions have no rule:
+calling them on a traced value raises MissingRuleError.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from .rules import MissingRuleError, _ndim, defrule, real_cotangent
+
+
+def _t(a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _scalar_axes(g):
+    return np.asarray(g)[..., None, None]
+
+
+# -- inv, det, slogdet ------------------------------------------------------------------
+
+defrule(np.linalg.inv, [lambda g, ans, x: -_t(ans) @ g @ _t(ans)],
+        lambda ts, ans, x: -ans @ ts[0] @ ans)
+defrule(np.linalg.det,
+        [lambda g, ans, x: _scalar_axes(g * ans) * _t(np.linalg.inv(x))],
+        lambda ts, ans, x: ans * np.sum(_t(np.linalg.inv(x)) * ts[0], axis=(-2, -1)))
+
+
+def logabsdet(a):
+    """log |det a|: the differentiable output of slogdet."""
+    return np.linalg.slogdet(a)[1]
+
+
+defrule(logabsdet, [lambda g, ans, x: _scalar_axes(real_cotangent(g)) * _t(np.linalg.inv(x))],
+        lambda ts, ans, x: np.real(np.sum(_t(np.linalg.inv(x)) * ts[0], axis=(-2, -1))))
+
+Slogdet = namedtuple("Slogdet", ["sign", "logabsdet"])
+
+
+def _slogdet_composite(a):
+    value = a.value if hasattr(a, "value") else a
+    return Slogdet(np.linalg.slogdet(value)[0], logabsdet(a))
+
+
+def _slogdet_vjp(g, ans, x):
+    if g[1] is None:
+        return np.zeros(np.shape(x))
+    return _scalar_axes(real_cotangent(g[1])) * _t(np.linalg.inv(x))
+
+
+defrule(np.linalg.slogdet, [_slogdet_vjp], None, composite=_slogdet_composite)
+
+
+# -- solve -------------------------------------------------------------------------------
+
+def _vector_rhs(a, b):
+    if _ndim(b) == 1 and _ndim(a) > 2:
+        raise MissingRuleError("numpy.linalg.solve of a stack of matrices with one vector: "
+                               "give b the stack's shape")
+    return _ndim(b) == 1
+
+
+def _solve_vjp_a(g, ans, a, b):
+    gb = np.linalg.solve(_t(a), g)
+    return -np.multiply.outer(gb, ans) if _vector_rhs(a, b) else -gb @ _t(ans)
+
+
+def _solve_jvp(ts, ans, a, b):
+    ta, tb = ts
+    vector = _vector_rhs(a, b)
+    rhs = 0.0
+    if tb is not None:
+        rhs = tb
+    if ta is not None:
+        rhs = rhs - (ta @ ans)
+    if vector:  # (chunk, n): solve for the columns of its transpose
+        return np.linalg.solve(a, np.transpose(rhs)).T
+    return np.linalg.solve(a, rhs)
+
+
+defrule(np.linalg.solve,
+        [_solve_vjp_a, lambda g, ans, a, b: np.linalg.solve(_t(a), g)], _solve_jvp)
+
+
+# -- symmetric input: eigh, eigvalsh, cholesky ---------------------------------------------
+
+def _uplo(kwargs, default="L"):
+    uplo = kwargs.get("UPLO", default).upper()
+    if uplo not in ("L", "U"):
+        raise ValueError(f"UPLO must be 'L' or 'U', got {uplo!r}")
+    return uplo
+
+
+def _symmetric_tangent(t, uplo):
+    """The change of the symmetric matrix numpy reads when its argument changes by ``t``."""
+    if uplo == "L":
+        return np.tril(t) + _t(np.tril(t, -1))
+    return np.triu(t) + _t(np.triu(t, 1))
+
+
+def _read_triangle(s, uplo):
+    """The cotangent of the argument from ``s``, that of the symmetric matrix read from it
+    (made symmetric first): the read triangle gets both positions' share."""
+    s = 0.5 * (s + _t(s))
+    if uplo == "L":
+        return np.tril(s) + np.tril(s, -1)
+    return np.triu(s) + np.triu(s, 1)
+
+
+def _gaps(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
+    diff = w[..., None, :] - w[..., :, None]
+    n = w.shape[-1]
+    off = ~np.eye(n, dtype=bool)
+    return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
+
+
+def eigenvalues(a, UPLO="L"):
+    return np.linalg.eigh(a, UPLO=UPLO)[0]
+
+
+def eigenvectors(a, UPLO="L"):
+    return np.linalg.eigh(a, UPLO=UPLO)[1]
+
+
+def _eigh_vjp(gw, gv, a, uplo):
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    inner = 0.0
+    if gw is not None:
+        inner = inner + np.einsum("...i,ij->...ij", gw, np.eye(w.shape[-1]))
+    if gv is not None:
+        inner = inner + _gaps(w) * (_t(v) @ gv)
+    return _read_triangle(v @ inner @ _t(v), uplo)
+
+
+def _eigh_parts(ts, a, uplo):
+    w, v = np.linalg.eigh(a, UPLO=uplo)
+    rotated = _t(v) @ _symmetric_tangent(ts[0], uplo) @ v
+    return w, v, rotated
+
+
+defrule(eigenvalues, [lambda g, ans, a, UPLO="L": _eigh_vjp(g, None, a, _uplo({"UPLO": UPLO})),
+                      None],
+        lambda ts, ans, a, UPLO="L": np.diagonal(
+            _eigh_parts(ts, a, _uplo({"UPLO": UPLO}))[2], axis1=-2, axis2=-1))
+
+
+def _eigenvectors_jvp(ts, ans, a, UPLO="L"):
+    w, v, rotated = _eigh_parts(ts, a, _uplo({"UPLO": UPLO}))
+    return v @ (_gaps(w) * rotated)
+
+
+defrule(eigenvectors, [lambda g, ans, a, UPLO="L": _eigh_vjp(None, g, a, _uplo({"UPLO": UPLO})),
+                       None], _eigenvectors_jvp)
+defrule(np.linalg.eigvalsh, [lambda g, ans, a, UPLO="L": _eigh_vjp(g, None, a, UPLO), None],
+        lambda ts, ans, a, UPLO="L": np.diagonal(_eigh_parts(ts, a, UPLO)[2], axis1=-2,
+                                                 axis2=-1))
+
+Eigh = namedtuple("Eigh", ["eigenvalues", "eigenvectors"])
+
+
+def _check_real(a, name):
+    value = a.value if hasattr(a, "value") else a
+    if np.iscomplexobj(value):
+        raise MissingRuleError(f"numpy.linalg.{name} of a complex (Hermitian) matrix has no "
+                               f"derivative rule")
+
+
+def _eigh_composite(a, UPLO="L"):
+    _check_real(a, "eigh")
+    return Eigh(eigenvalues(a, UPLO), eigenvectors(a, UPLO))
+
+
+defrule(np.linalg.eigh,
+        [lambda g, ans, a, UPLO="L": _eigh_vjp(g[0], g[1], a, _uplo({"UPLO": UPLO})), None],
+        None, composite=_eigh_composite)
+
+
+def _phi(x):
+    """The lower triangle with the diagonal halved."""
+    return np.tril(x) - 0.5 * np.einsum("...ii->...i", x)[..., None] * np.eye(x.shape[-1])
+
+
+def _cholesky_vjp(g, ans, a, upper=False):
+    _check_upper(upper)
+    inv = np.linalg.inv(ans)
+    return _read_triangle(_t(inv) @ _phi(_t(ans) @ g) @ inv, "L")
+
+
+def _cholesky_jvp(ts, ans, a, upper=False):
+    _check_upper(upper)
+    inv = np.linalg.inv(ans)
+    return ans @ _phi(inv @ _symmetric_tangent(ts[0], "L") @ _t(inv))
+
+
+def _check_upper(upper):
+    if upper:
+        raise MissingRuleError("numpy.linalg.cholesky(..., upper=True) has no derivative "
+                               "rule; transpose the lower factor")
+
+
+defrule(np.linalg.cholesky, [_cholesky_vjp, None], _cholesky_jvp)

@@ -1,0 +1,209 @@
+"""Rules of reductions (``sum``, ``mean``, ``prod``, ``max``/``min``, ``var``/``std``,
+``cumsum``, vector and Frobenius norms), each with ``axis`` and ``keepdims``.
+
+A reduction's vjp broadcasts the output's cotangent back over the reduced axes; its jvp
+reduces the batched tangent over the same axes shifted by the batch axis.
+"""
+
+import numpy as np
+
+from .rules import _ndim, defrule, real_cotangent
+
+
+def _axes(axis, ndim):
+    """``axis`` as a tuple of non-negative axes (all of them for None)."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+
+
+def batched_axis(axis, ndim):
+    """``axis`` of an unbatched array of ``ndim`` dimensions as an axis (or tuple, or None
+    for all) of its batched tangent, whose batch axis comes first."""
+    if axis is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(axis, tuple):
+        return tuple(a % ndim + 1 for a in axis)
+    return axis % ndim + 1
+
+
+def expand(g, shape, axis, keepdims):
+    """``g``, the cotangent of a reduction over ``axis``, broadcast back to ``shape``."""
+    if axis is not None and not keepdims:
+        g = np.expand_dims(g, _axes(axis, len(shape)))
+    elif axis is None and not keepdims:
+        g = np.reshape(g, (1,) * len(shape))
+    return np.broadcast_to(g, shape)
+
+
+def _count(shape, axis):
+    return int(np.prod([shape[a] for a in _axes(axis, len(shape))]))
+
+
+def _reduction(fn, vjp, jvp):
+    """Register a reduction from ``vjp(g, ans, x, axis, keepdims, **kw)`` with ``g``
+    already broadcast to ``x``'s shape (and ``ans`` with it, as ``ans_b``), and
+    ``jvp(t, ans, x, axis_b, keepdims, **kw)`` with the batched axis."""
+
+    def vjp_(g, ans, x, axis=None, *, keepdims=False, **kw):
+        shape = np.shape(x)
+        return vjp(expand(g, shape, axis, keepdims), expand(ans, shape, axis, keepdims), x,
+                   axis, **kw)
+
+    def jvp_(ts, ans, x, axis=None, *, keepdims=False, **kw):
+        return jvp(ts[0], ans, x, batched_axis(axis, _ndim(x)), keepdims, **kw)
+
+    defrule(fn, [vjp_, None], jvp_)
+
+
+def _sum_jvp(t, ans, x, axis, keepdims, dtype=None):
+    return np.sum(t, axis=axis, keepdims=keepdims)
+
+
+_reduction(np.sum, lambda g, ans, x, axis, dtype=None: g, _sum_jvp)
+_reduction(np.mean, lambda g, ans, x, axis, dtype=None: g / _count(np.shape(x), axis),
+           lambda t, ans, x, axis, keepdims, dtype=None: np.mean(t, axis=axis,
+                                                                 keepdims=keepdims))
+
+
+def _others(x, axis):
+    """The product of all the other elements along ``axis`` (None: all), for each element:
+    exclusive cumulative products from both sides, so zeros in ``x`` are no problem (a
+    division ``prod / x`` would give nan at a zero)."""
+    if axis is None:
+        return _others(np.ravel(x), 0).reshape(np.shape(x))
+    axes = _axes(axis, np.ndim(x))
+    if len(axes) > 1:  # several axes: move them last and flatten them into one
+        rest = [a for a in range(np.ndim(x)) if a not in axes]
+        moved = np.transpose(x, rest + list(axes))
+        flat = moved.reshape(moved.shape[:len(rest)] + (-1,))
+        out = _others(flat, -1).reshape(moved.shape)
+        return np.transpose(out, np.argsort(rest + list(axes)))
+    x = np.moveaxis(x, axes[0], -1)
+    ones = np.ones(x.shape[:-1] + (1,), dtype=x.dtype)
+    left = np.cumprod(np.concatenate([ones, x[..., :-1]], axis=-1), axis=-1)
+    right = np.cumprod(np.concatenate([ones, x[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis(left * right, -1, axes[0])
+
+
+def _prod_jvp(t, ans, x, axis, keepdims, dtype=None):
+    unbatched = None if axis is None else tuple(a - 1 for a in np.atleast_1d(axis))
+    others = _others(x, unbatched if unbatched is None or len(unbatched) > 1 else unbatched[0])
+    return np.sum(t * others, axis=axis, keepdims=keepdims)
+
+
+_reduction(np.prod, lambda g, ans, x, axis, dtype=None: g * _others(x, axis), _prod_jvp)
+
+
+def _extremum(fn):
+    """max or min: the cotangent goes to the elements equal to the result, shared equally
+    among ties (autograd's choice)."""
+
+    def vjp(g, ans, x, axis):
+        hit = x == ans
+        return g * hit / np.sum(hit, axis=axis, keepdims=True)
+
+    def jvp(t, ans, x, axis, keepdims):
+        unbatched = tuple(a - 1 for a in np.atleast_1d(axis))
+        full = expand(ans, np.shape(x), unbatched, keepdims)
+        hit = x == full
+        return np.sum(t * hit, axis=axis, keepdims=keepdims) / np.sum(
+            hit, axis=unbatched, keepdims=keepdims)
+    _reduction(fn, vjp, jvp)
+
+
+for _fn in (np.max, np.min, np.amax, np.amin):
+    _extremum(_fn)
+
+
+def _moments(fn):
+    """var and std (``ddof`` too): d var = 2 (x - mean) dx / (N - ddof)."""
+    std = fn is np.std
+
+    def factor(ans, x, axis, ddof):
+        centred = x - np.mean(x, axis=axis, keepdims=True)
+        scale = 2.0 / (_count(np.shape(x), axis) - ddof)
+        if std:
+            scale = scale / (2.0 * ans)
+        return np.conj(centred) * scale if np.iscomplexobj(x) else centred * scale
+
+    def vjp(g, ans, x, axis, ddof=0):
+        return real_cotangent(g) * factor(ans, x, axis, ddof)
+
+    def jvp(t, ans, x, axis, keepdims, ddof=0):
+        unbatched = None if axis is None else tuple(a - 1 for a in np.atleast_1d(axis))
+        ans_b = expand(ans, np.shape(x), unbatched, keepdims)
+        return np.real(np.sum(t * factor(ans_b, x, unbatched, ddof), axis=axis,
+                              keepdims=keepdims))
+    _reduction(fn, vjp, jvp)
+
+
+_moments(np.var)
+_moments(np.std)
+
+
+def _cumsum_vjp(g, ans, x, axis=None, dtype=None):
+    if axis is None:
+        return np.cumsum(g[::-1])[::-1].reshape(np.shape(x))
+    return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
+
+
+def _cumsum_jvp(ts, ans, x, axis=None, dtype=None):
+    t = ts[0]
+    if axis is None:
+        return np.cumsum(t.reshape(len(t), -1), axis=1)
+    return np.cumsum(t, axis=batched_axis(axis, _ndim(x)))
+
+
+defrule(np.cumsum, [_cumsum_vjp, None], _cumsum_jvp)
+
+
+# -- norms ------------------------------------------------------------------------------
+
+def _norm_kind(x, ord, axis):
+    """('vector', p, axis) or ('fro', None, axes), or MissingRuleError for the norms whose
+    derivative needs singular values (2, -2, 'nuc' of matrices) or has none (ord 0)."""
+    from .rules import MissingRuleError
+    ndim = np.ndim(x)
+    matrix = (axis is None and ndim == 2 and ord is not None) or (
+        isinstance(axis, tuple) and len(axis) == 2)
+    if matrix:
+        if ord in (None, "fro"):
+            return "fro", 2, axis if axis is not None else (0, 1)
+        raise MissingRuleError(f"numpy.linalg.norm of a matrix with ord={ord!r}: only the "
+                               f"Frobenius norm (ord=None or 'fro') has a rule")
+    p = 2 if ord is None else ord
+    if p == 0 or isinstance(p, str):
+        raise MissingRuleError(f"numpy.linalg.norm with ord={ord!r} has no derivative rule")
+    return "vector", p, axis
+
+
+def _norm_weight(ans, x, ord, axis, keepdims):
+    """d norm / dx, of x's shape (axis None: x read flat, as numpy does for ord None)."""
+    kind, p, axes = _norm_kind(x, ord, axis)
+    full = expand(ans, np.shape(x), axes, keepdims)
+    mag = np.abs(x)
+    direction = np.conj(x) / np.where(mag, mag, 1.0) if np.iscomplexobj(x) else np.sign(x)
+    if p == np.inf or p == -np.inf:
+        hit = mag == full
+        return direction * hit / np.sum(hit, axis=axes, keepdims=True)
+    if p == 1:
+        return direction
+    # d (sum |x|^p)^(1/p) = |x|^(p-1) sign(x) / norm^(p-1)
+    safe = np.where(full, full, 1.0)
+    return direction * mag ** (p - 1) / safe ** (p - 1)
+
+
+def _norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False):
+    kind, _, axes = _norm_kind(x, ord, axis)
+    g = expand(real_cotangent(g), np.shape(x), axes, keepdims)
+    return g * _norm_weight(ans, x, ord, axis, keepdims)
+
+
+def _norm_jvp(ts, ans, x, ord=None, axis=None, keepdims=False):
+    _, _, axes = _norm_kind(x, ord, axis)
+    w = _norm_weight(ans, x, ord, axis, keepdims)
+    return np.real(np.sum(ts[0] * w, axis=batched_axis(axes, _ndim(x)), keepdims=keepdims))
+
+
+defrule(np.linalg.norm, [_norm_vjp, None, None], _norm_jvp)
