@@ -189,6 +189,7 @@ for _op, _ufunc in [(operator.add, np.add), (operator.sub, np.subtract),
                     (operator.mul, np.multiply), (operator.truediv, np.true_divide),
                     (operator.pow, np.power), (operator.neg, np.negative),
                     (operator.pos, np.positive), (builtins.abs, np.absolute),
+                    (builtins.pow, np.power),
                     (operator.mod, np.remainder), (np.divide, np.true_divide),
                     (np.conj, np.conjugate)]:
     if _op is not _ufunc:

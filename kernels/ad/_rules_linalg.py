@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .rules import MissingRuleError, _ndim, defrule, real_cotangent
+from .rules import MissingRuleError, _ndim, defrule, primitive, real_cotangent
 
 
 def _t(a):
@@ -34,6 +34,7 @@ defrule(np.linalg.det,
         lambda ts, ans, x: ans * np.sum(_t(np.linalg.inv(x)) * ts[0], axis=(-2, -1)))
 
 
+@primitive
 def logabsdet(a):
     """log |det a|: the differentiable output of slogdet."""
     return np.linalg.slogdet(a)[1]
@@ -123,10 +124,12 @@ def _gaps(w):
     return np.where(off, 1.0 / np.where(off, diff, 1.0), 0.0)
 
 
+@primitive
 def eigenvalues(a, UPLO="L"):
     return np.linalg.eigh(a, UPLO=UPLO)[0]
 
 
+@primitive
 def eigenvectors(a, UPLO="L"):
     return np.linalg.eigh(a, UPLO=UPLO)[1]
 

@@ -10,7 +10,8 @@ import string
 
 import numpy as np
 
-from .rules import RULES, EveryArgument, MissingRuleError, _lift, _ndim, alias, defrule
+from .rules import (RULES, EveryArgument, MissingRuleError, _lift, _ndim, alias, defrule,
+                    unbroadcast)
 
 
 def _swap(a):
@@ -64,7 +65,9 @@ def _matmul_vjp(which):
         # the 2-D arrays of the usual call take the direct route
         if type(x) is np.ndarray and type(y) is np.ndarray and x.ndim == 2 and y.ndim == 2:
             return g @ y.T if which == 0 else x.T @ g
-        return vjp(g, ans, x, y)
+        # summed over broadcast stacks here, so that every cotangent has its argument's
+        # shape (the source engine relies on it)
+        return unbroadcast(vjp(g, ans, x, y), np.shape(x if which == 0 else y))
     return f
 
 
@@ -249,10 +252,11 @@ def _cross_check(kwargs):
 def _cross_jvp(ts, ans, x, y, **kw):
     _cross_check(kw)
     out = None
+    ndim = _ndim(ans)
     if ts[0] is not None:
-        out = np.cross(ts[0], y)
+        out = np.cross(_lift(ts[0], ndim), y)
     if ts[1] is not None:
-        term = np.cross(x, ts[1])
+        term = np.cross(x, _lift(ts[1], ndim))
         out = term if out is None else out + term
     return out
 

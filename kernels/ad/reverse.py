@@ -138,7 +138,7 @@ class Variable:
     def __array_function__(self, func, types, args, kwargs):
         if not kwargs and len(args) == 1:  # np.trace(v), np.sum(v): the common call
             rule = RULES.get(func)
-            if rule is not None and rule.vjps and rule.vjps[0] is not None:
+            if rule is not None and rule.composite is None and rule.vjps[0] is not None:
                 x = self.value
                 try:
                     ans = func(x)

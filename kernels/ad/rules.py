@@ -248,12 +248,15 @@ def defpartials(fn, *partials, name=None):
             out = None
             ndim = _ndim(ans)
             for t, partial in zip(tangents, partials):
-                if t is None:
+                if t is None or partial is None:  # a constant, or no derivative
                     continue
                 if t.ndim - 1 < ndim:
                     t = _lift(t, ndim)
                 term = partial(ans, *args) * t
                 out = term if out is None else out + term
+            if out is None:
+                width = next(len(t) for t in tangents if t is not None)
+                return np.zeros((width,) + np.shape(ans))
             if out.ndim - 1 != ndim or out.shape[1:] != np.shape(ans):
                 # a constant partial (1.0 for add) leaves a broadcast argument's shape
                 out = np.broadcast_to(out, out.shape[:1] + np.shape(ans))

@@ -10,6 +10,8 @@ import operator
 
 import numpy as np
 
+from .constructs import CONSTRUCTS
+
 
 def _pos(rng, *shape):
     """Values in [0.5, 1.5]: inside every domain (log, sqrt, power, tan, division)."""
@@ -100,4 +102,5 @@ def outer(x, y):
     return np.dot(z, inner(z, x))
 
 
+CASES += CONSTRUCTS  # every construct of the rule table, tests/ad/constructs.py
 IDS = [c[0] for c in CASES]

@@ -4,6 +4,7 @@ functions, the printed code, the cache and every refusal."""
 
 import gc
 import inspect
+import math
 import sys
 
 import numpy as np
@@ -442,11 +443,11 @@ def r_variadic(*xs):  # <- variadic parameters
 
 
 def r_attribute(x):
-    return np.sum(x.real)  # <- attribute \.real on a differentiable value
+    return np.sum(x.flat)  # <- attribute \.flat on a differentiable value
 
 
 def r_method(x):
-    return np.sum(x.copy())  # <- method \.copy\(\) on a differentiable value
+    return np.sum(x.tolist())  # <- method \.tolist\(\) on a differentiable value
 
 
 def r_zip(x):
@@ -458,7 +459,7 @@ def r_boolean(x):
 
 
 def r_floor_division(x):
-    return np.sum(x // 2)  # <- operator '//' on a differentiable value
+    return np.sum(x << 2)  # <- operator '<<' on a differentiable value
 
 
 def r_del(x):
@@ -518,8 +519,8 @@ def test_other_errors_name_what_is_wrong():
         source.gradient(lambda x: np.sum(x * 1.0), np.arange(3))
     with pytest.raises(ValueError, match=r"scalar-valued.*returned a tuple"):
         source.gradient(_pair, 1.0)
-    with pytest.raises(rules.MissingRuleError, match=r"builtins\.max.*defpartials"):
-        source.gradient(lambda x: max(x[0], x[1]), np.ones(2))
+    with pytest.raises(rules.MissingRuleError, match=r"math\.fsum.*defpartials"):
+        source.gradient(lambda x: math.fsum([x[0], x[1]]), np.ones(2))
     with pytest.raises(rules.MissingRuleError, match=r"numpy\.spacing"):
         source.gradient(lambda x: _scaled(np.spacing(x)), np.ones(2))
     with pytest.raises(rules.MissingRuleError, match=r"out="):

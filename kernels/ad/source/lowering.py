@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import rules
 from . import runtime as rt
 from .ir import (
     Block,
@@ -32,7 +33,7 @@ from .ir import (
     Value,
 )
 from .parse import Where, check, error, function_node, rewrite_jumps
-from .scope import MISSING, EnumerateHeader, Names, Scope, SeqHeader, ZipHeader, stored
+from .scope import MISSING, is_concatenator, EnumerateHeader, Names, Scope, SeqHeader, ZipHeader, stored
 
 
 class _Operator(NamedTuple):
@@ -44,21 +45,21 @@ class _Operator(NamedTuple):
     short: str
 
 
-_BINARY = {ast.Add: _Operator(operator.add, "+", "add"),
-           ast.Sub: _Operator(operator.sub, "-", "sub"),
-           ast.Mult: _Operator(operator.mul, "*", "mul"),
-           ast.Div: _Operator(operator.truediv, "/", "div"),
-           ast.Pow: _Operator(operator.pow, "**", "pow"),
-           ast.MatMult: _Operator(operator.matmul, "@", "matmul")}
-_UNARY = {ast.USub: _Operator(operator.neg, "-", "neg"),
-          ast.UAdd: _Operator(operator.pos, "+", "pos")}
-#: array methods differentiated through the rule of the numpy function they call
-_METHODS = {"sum": np.sum, "mean": np.mean, "dot": np.dot, "reshape": np.reshape,
-            "transpose": np.transpose, "trace": np.trace}
+#: Python's operators in the syntax tree, as named in the one table of rules.BINARY_OPERATORS
+#: and UNARY_OPERATORS (the short names name the generated vjp helpers)
+_AST_BINARY = {ast.Add: ("add", "+", "add"), ast.Sub: ("sub", "-", "sub"),
+               ast.Mult: ("mul", "*", "mul"), ast.Div: ("truediv", "/", "div"),
+               ast.Pow: ("pow", "**", "pow"), ast.MatMult: ("matmul", "@", "matmul"),
+               ast.Mod: ("mod", "%", "mod")}
+_BINARY = {node: _Operator(rules.BINARY_OPERATORS[name], symbol, short)
+           for node, (name, symbol, short) in _AST_BINARY.items()}
+_UNARY = {ast.USub: _Operator(rules.UNARY_OPERATORS["neg"], "-", "neg"),
+          ast.UAdd: _Operator(rules.UNARY_OPERATORS["pos"], "+", "pos")}
 #: rules whose vjps return their argument's shape (no broadcasting to undo)
 _EXACT = {operator.matmul, np.trace, np.transpose, np.sum, np.mean, np.reshape,
           operator.getitem}
-_PACKED = {"reshape", "transpose"}  # x.reshape(3, 4) is np.reshape(x, (3, 4))
+#: rules whose vjps may return a sparse Scatter
+_SPARSE = {operator.getitem, np.take}
 _RETURN = "<return>"  # the pseudo-variable tail returns assign
 
 
@@ -377,9 +378,13 @@ class _Lowerer:
             return self.static(hint, op.fn, op.short, [x], f"{op.symbol}{x}")
         if t is ast.Call:
             return self.call(e, hint)
-        if t is ast.Attribute and e.attr == "T":
+        if t is ast.Attribute and e.attr in rules.ATTRIBUTES:
             x = self.expr(e.value)
-            return self.static(hint, np.transpose, "transpose", [x], f"{x}.T")
+            fn = rules.ATTRIBUTES[e.attr]
+            short = "transpose" if e.attr == "T" else e.attr
+            return self.static(hint, fn, short, [x], f"{x}.{e.attr}")
+        if t is ast.Subscript and is_concatenator(self.scope.resolve(e.value)):
+            return self.concatenator(e, hint)
         if t is ast.Subscript:
             x = self.expr(e.value)
             index = self.plain_ref(self._index(e.slice))
@@ -400,7 +405,7 @@ class _Lowerer:
         out = self.new(hint, True)
         vjps = [self.vjp(fn, short, i) if a.active else None for i, a in enumerate(args)]
         self.emit(Op(self.line, out, args, kwargs, primal=primal, vjps=vjps,
-                     scatter=fn is operator.getitem, exact=fn in _EXACT))
+                     scatter=fn in _SPARSE, exact=fn in _EXACT))
         return Ref(out)
 
     def _index(self, e):
@@ -419,7 +424,7 @@ class _Lowerer:
                         f"header", e, self.where)
         if any(k.arg is None for k in e.keywords):
             raise error("**kwargs in a call", e, self.where)
-        if kind == "method" and (e.func.attr in _METHODS or self.active(e.func.value)):
+        if kind == "method" and (e.func.attr in rules.METHODS or self.active(e.func.value)):
             return self.method(e, hint)
         args = [self.expr(a) for a in e.args]
         kwargs = [(k.arg, self.expr(k.value)) for k in e.keywords]
@@ -438,19 +443,33 @@ class _Lowerer:
         return Ref(out)
 
     def method(self, e, hint):
+        """``x.name(...)`` through rules.METHODS, the table every engine shares."""
         name = e.func.attr
-        fn = _METHODS.get(name)
-        if fn is None:
+        if name not in rules.METHODS:
             raise error(f"method .{name}() on a differentiable value (differentiated methods: "
-                        f"{', '.join(sorted(_METHODS))})", e, self.where)
+                        f"{', '.join(sorted(rules.METHODS))})", e, self.where)
         x = self.expr(e.func.value)
         args = [self.expr(a) for a in e.args]
         kwargs = [(k.arg, self.expr(k.value)) for k in e.keywords]
         texts = [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs]
         primal = f"{x}.{name}({', '.join(texts)})"
-        if name in _PACKED and len(args) > 1:
+        fn = rules.METHODS[name]
+        if name in rules.PACKED and len(args) > 1:  # x.reshape(3, 4): np.reshape(x, (3, 4))
             args = [Ref(text=f"({', '.join(map(str, args))})")]
         return self.static(hint, fn, name, [x, *args], primal, kwargs)
+
+    def concatenator(self, e, hint):
+        """``np.r_[x, c]`` / ``np.c_[...]``: a call of the concatenator on the tuple of its
+        items (slices are constant ranges), differentiated through its canonical form."""
+        items = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+        refs = [self.plain_ref(self._index(i)) if isinstance(i, ast.Slice) else self.expr(i)
+                for i in items]
+        key = self.new(None, True)
+        self.emit(Build(self.line, key, refs, "()"))
+        out = self.new(hint, True)
+        self.emit(Op(self.line, out, [Ref(key)], via=self.helper("call"),
+                     callee=self.plain(e.value), back=self.new(None, False, "_b")))
+        return Ref(out)
 
     def ifexp(self, e, hint):
         key = f"<ifexp {id(e)}>"

@@ -55,7 +55,10 @@ def call(fn, *args, **kwargs):
         if kwargs and "out" in kwargs:
             raise rules.MissingRuleError(f"{rule.name}(..., out=...) writes into an array; "
                                          f"the source engine differentiates calls without out=")
-        return fn(*args, **kwargs), rule
+        ans = fn(*args, **kwargs)
+        if isinstance(ans, tuple) and type(ans) is not tuple:
+            ans = tuple(ans)  # several outputs (a named tuple: eigh): cotangents are lists
+        return ans, rule
     return _call_without_rule(fn, args, kwargs)
 
 
@@ -70,6 +73,14 @@ def _call_without_rule(fn, args, kwargs):
         return map_(*args, active=tuple(range(len(args) - 1)), **kwargs)
     if fn is sum:
         return sum_(*args, **kwargs)
+    if fn is max or fn is min:
+        return extremum_(fn, *args, **kwargs)
+    try:
+        canonical = rules.CANONICAL.get(fn)
+    except TypeError:
+        canonical = None
+    if canonical is not None:
+        return _canonical_call(fn, args, kwargs)
     if _is_user_function(fn):
         t = TRANSFORMS.get(id(fn)) or BUILD(fn)
         ans, back = t.primal(*args, **kwargs)
@@ -82,6 +93,39 @@ def _call_without_rule(fn, args, kwargs):
         except TypeError:
             raise rules.MissingRuleError(f"no derivative rule for {fn!r}") from None
     return fn(*args, **kwargs), None
+
+
+def _canonical_call(fn, args, kwargs):
+    """A call whose differentiable values sit in a sequence argument (np.concatenate,
+    np.array of a list, np.r_): its primitive's rule, cotangents rebuilt in the call's
+    structure (rules.CANONICAL)."""
+    prim, flat, kw, unflatten = rules.canonical(fn, args, kwargs)
+    rule = rules.lookup(prim)
+    ans = prim(*flat, **kw)
+
+    def pullback(g):
+        cts = [pull(rule, g, ans, i, *flat, **kw) if differentiable(v) else None
+               for i, v in enumerate(flat)]
+        out = unflatten(cts)
+        return (*out, *(None for _ in range(len(args) + len(kwargs) - len(out))))
+    return ans, pullback
+
+
+def extremum_(fn, *args, **kwargs):
+    """The builtins ``max`` and ``min`` (of several values, or of one sequence): the
+    cotangent goes to the element they returned."""
+    if kwargs:
+        raise rules.MissingRuleError(f"{fn.__name__}(..., {', '.join(kwargs)}=) of "
+                                     f"differentiable values")
+    items = list(args[0]) if len(args) == 1 else list(args)
+    ans = fn(items)
+    k = next(i for i, v in enumerate(items) if v is ans)
+
+    def pullback(g):
+        cts = [None] * len(items)
+        cts[k] = g
+        return (cts,) if len(args) == 1 else tuple(cts)
+    return ans, pullback
 
 
 def _by_call(back, n, index):
@@ -108,6 +152,8 @@ def pull(back, g, ans, which, *args, **kwargs):
     # (no comprehension or closure in here: in Python 3.11 it would turn the arguments into
     # cells on every call, doubling the cost of this hot function)
     if type(back) is Rule:
+        if type(g) is list:  # the cotangents of several outputs (np.linalg.eigh)
+            g = [densify(c) for c in g]
         if type(which) is not int:
             return _rule_cotangents(back, g, ans, which, args, kwargs)
         vjps = back.vjps

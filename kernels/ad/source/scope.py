@@ -14,13 +14,22 @@ import builtins
 import types
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import rules
 from .runtime import PLAIN
 
-_QUERIES = {"shape", "ndim", "size", "dtype"}  # attributes with no derivative
-_QUERY_METHODS = {"argmax", "argmin", "any", "all", "nonzero"}
+_QUERIES = rules.QUERIES  # attributes with no derivative
+#: methods whose results carry no derivative (x.argmax(), x.round())
+_QUERY_METHODS = {name for name, fn in rules.METHODS.items() if fn in rules.NONDIFFERENTIABLE}
 _SPECIAL = {id(map): "map", id(sum): "sum", id(zip): "zip", id(enumerate): "enumerate"}
 MISSING = object()
+_CONCATENATORS = (np.r_, np.c_)
+
+
+def is_concatenator(obj):
+    """Whether ``obj`` is np.r_ or np.c_ (by identity: ``==`` would compare arrays)."""
+    return any(obj is c for c in _CONCATENATORS)
 
 
 class Names:
@@ -152,6 +161,8 @@ class Scope:
         if t is ast.Attribute:
             return e.attr not in _QUERIES and self.act(e.value, on)
         if t is ast.Subscript:
+            if is_concatenator(self.resolve(e.value)):  # np.r_[x, 1.0]: its items
+                return self.act(e.slice, on)
             return self.act(e.value, on)
         if t is ast.Call:
             kind = self.callee(e)
@@ -163,6 +174,8 @@ class Scope:
         if t is ast.UnaryOp:
             return not isinstance(e.op, ast.Not) and self.act(e.operand, on)
         if t is ast.BinOp:
+            if isinstance(e.op, ast.FloorDiv):  # locally constant: a plain value
+                return False
             return self.act(e.left, on) or self.act(e.right, on)
         if t is ast.IfExp:
             return self.act(e.body, on) or self.act(e.orelse, on)

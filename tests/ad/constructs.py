@@ -1,0 +1,194 @@
+"""Every construct the engines accept, one small function each: every rule of the table
+reached the way user code reaches it (a numpy call, an operator, an array method, an
+attribute, an index), the constructors of arrays from traced values, the builtins, and
+complex intermediates. Added to ``cases.CASES``, so that ``test_engines.py`` runs each one
+through every engine (gradcheck against central differences, and the engines agreeing),
+and checks every rule is reached.
+
+Each entry is ``(name, f, make_args, uses)`` as in ``cases.py``.
+"""
+
+import operator
+
+import numpy as np
+
+from kernels.ad import _arrays, _rules_linalg
+
+_W = np.random.default_rng(123).standard_normal(64)
+
+
+def _weigh(y):
+    """A fixed, uneven weighting of y's elements, so that every partial differs."""
+    y = np.ravel(y)
+    return np.sum(y * _W[:np.size(y)])
+
+
+def _pos(rng, *shape):
+    return rng.uniform(0.5, 1.5, shape) if shape else float(rng.uniform(0.5, 1.5))
+
+
+def _spd(rng, n):
+    a = rng.uniform(-1, 1, (n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def _elementwise(fn, lo=0.5, hi=1.5):
+    return (f"ufunc-{fn.__name__}", lambda x: _weigh(fn(x)),
+            lambda rng: (rng.uniform(lo, hi, (2, 3)),), [fn])
+
+
+def _binary(fn):
+    return (f"ufunc-{fn.__name__}", lambda x, y: _weigh(fn(x, y)),
+            lambda rng: (_pos(rng, 2, 3), rng.uniform(1.6, 2.4, 3)), [fn])
+
+
+CONSTRUCTS = [
+    *(_elementwise(fn) for fn in (np.cbrt, np.exp2, np.log2, np.log10, np.arcsinh,
+                                  np.deg2rad, np.rad2deg, np.radians, np.degrees, np.fabs)),
+    *(_elementwise(fn, -0.9, 0.9) for fn in (np.arcsin, np.arccos, np.arctanh)),
+    _elementwise(np.arccosh, 1.5, 2.5), _elementwise(np.sinc, 0.2, 0.8),
+    *(_binary(fn) for fn in (np.arctan2, np.hypot, np.logaddexp, np.logaddexp2, np.maximum,
+                             np.minimum, np.fmax, np.fmin, np.float_power, np.remainder,
+                             np.fmod, np.copysign)),
+    ("power-at-zero", lambda x, y: np.sum(np.power(x, 0.0)) + np.sum(np.power(0.0, y))
+     + np.sum(x ** 2.0), lambda rng: (np.array([0.0, 1.5]), np.array([1.0, 2.0])),
+     [np.power]),
+    ("mod-floordiv", lambda x: _weigh(x % 0.3 + x // 0.3 + np.mod(x, 0.7)),
+     lambda rng: (np.array([0.1, 0.5, 1.25, 2.05]),), [operator.mod, np.remainder]),
+    ("where", lambda x, y: _weigh(np.where(x > 1.0, x * y, -y)),
+     lambda rng: (np.array([0.6, 1.4, 0.8, 1.3]), _pos(rng, 4)), [np.where]),
+    ("clip", lambda x: _weigh(np.clip(x, 0.7, 1.2) + x.clip(0.8, 1.3)),
+     lambda rng: (np.array([0.5, 0.9, 1.1, 1.45]),), [np.clip]),
+    # complex intermediates with real arguments and a real result
+    ("complex-abs", lambda x: np.sum(np.abs(x * (1 + 2j) - 0.5j) ** 3),
+     lambda rng: (_pos(rng, 4),), [np.absolute]),
+    ("complex-parts", lambda x, y: _weigh(np.real(np.exp(1j * x) * y) + np.imag(x * (2 - 1j))
+                                          + (x + 1j * y).real * np.conj(y + 2j * x).imag),
+     lambda rng: (_pos(rng, 3), _pos(rng, 3)), [np.real, np.imag, np.conjugate, np.exp]),
+    ("complex-angle", lambda x, y: _weigh(np.angle(x + 1j * y)),
+     lambda rng: (_pos(rng, 3), _pos(rng, 3)), [np.angle]),
+    ("complex-state", lambda t: np.abs(np.sum(np.exp(-1j * t) * np.cos(t))) ** 2,
+     lambda rng: (_pos(rng, 4),), [np.absolute, np.exp]),
+    # reductions, with axis and keepdims, as functions and as methods
+    ("prod", lambda x: np.prod(x) + _weigh(np.prod(x, axis=0)) + _weigh(x.prod(axis=1)),
+     lambda rng: (_pos(rng, 3, 4),), [np.prod]),
+    ("prod-with-zero", lambda x: _weigh(np.prod(x, axis=1)),
+     lambda rng: (np.array([[0.0, 1.5, 2.0], [0.5, 0.0, 0.0]]),), [np.prod]),
+    ("max-min", lambda x: np.max(x) - np.min(x) + _weigh(np.max(x, axis=0))
+     + _weigh(x.min(axis=1, keepdims=True)) + np.amax(x) * np.amin(x) + x.max(),
+     lambda rng: (_pos(rng, 3, 4),), [np.max, np.min, np.amax, np.amin]),
+    ("var-std", lambda x: np.var(x) + _weigh(np.std(x, axis=0)) + x.var(ddof=1)
+     + _weigh(x.std(axis=1, keepdims=True)),
+     lambda rng: (_pos(rng, 3, 4),), [np.var, np.std]),
+    ("cumsum", lambda x: _weigh(np.cumsum(x)) + _weigh(np.cumsum(x, axis=1)) + _weigh(x.cumsum(0)),
+     lambda rng: (_pos(rng, 3, 4),), [np.cumsum]),
+    ("norm", lambda x, v: np.linalg.norm(x) + np.linalg.norm(v) + np.linalg.norm(v, 1)
+     + np.linalg.norm(v, np.inf) + _weigh(np.linalg.norm(x, axis=1))
+     + np.linalg.norm(x, "fro") + _weigh(np.linalg.norm(x, 3, axis=0)),
+     lambda rng: (_pos(rng, 3, 4), rng.uniform(-1.5, 1.5, 5)), [np.linalg.norm]),
+    # products
+    ("matmul-stacked", lambda a, b, v: _weigh(a @ b) + _weigh(np.matmul(a, v)) + _weigh(v @ b),
+     lambda rng: (_pos(rng, 2, 3, 4), _pos(rng, 2, 4, 3), _pos(rng, 4)), [np.matmul]),
+    ("dot-nd", lambda a, v, m: _weigh(np.dot(a, v)) + _weigh(a.dot(m)),
+     lambda rng: (_pos(rng, 2, 3, 4), _pos(rng, 4), _pos(rng, 4, 2)), [np.dot]),
+    ("tensordot", lambda a, b: _weigh(np.tensordot(a, b, axes=([1, 2], [0, 1])))
+     + _weigh(np.tensordot(a, b.T, 1)),
+     lambda rng: (_pos(rng, 2, 3, 4), _pos(rng, 3, 4)), [np.tensordot]),
+    ("einsum", lambda a, b, v: _weigh(np.einsum("ij,jk->ik", a, b)) + np.einsum("i,i", v, v)
+     + _weigh(np.einsum("ij->j", a)) + _weigh(np.einsum("...j,j", a, v)),
+     lambda rng: (_pos(rng, 3, 4), _pos(rng, 4, 2), _pos(rng, 4)), [np.einsum]),
+    ("inner-outer", lambda a, b, v: _weigh(np.inner(a, b)) + _weigh(np.outer(v, a))
+     + np.inner(v, v), lambda rng: (_pos(rng, 2, 3), _pos(rng, 4, 3), _pos(rng, 3)),
+     [np.inner, np.outer]),
+    ("kron", lambda a, b, u, v: _weigh(np.kron(a, b)) + _weigh(np.kron(u, v)),
+     lambda rng: (_pos(rng, 2, 3), _pos(rng, 2, 2), _pos(rng, 3), _pos(rng, 2)), [np.kron]),
+    ("cross", lambda a, b: _weigh(np.cross(a, b)),
+     lambda rng: (_pos(rng, 2, 3), _pos(rng, 3)), [np.cross]),
+    # linear algebra
+    ("inv-det", lambda a: _weigh(np.linalg.inv(a)) + np.linalg.det(a),
+     lambda rng: (_spd(rng, 3) + np.triu(np.ones((3, 3))),), [np.linalg.inv, np.linalg.det]),
+    ("slogdet", lambda a: np.linalg.slogdet(a)[1] * 2.0,
+     lambda rng: (_spd(rng, 3) - 0.3 * np.tril(np.ones((3, 3))),),
+     [np.linalg.slogdet, _rules_linalg.logabsdet]),
+    ("solve", lambda a, b, m: _weigh(np.linalg.solve(a, b)) + _weigh(np.linalg.solve(a, m)),
+     lambda rng: (_spd(rng, 3) + np.triu(np.ones((3, 3))), _pos(rng, 3), _pos(rng, 3, 2)),
+     [np.linalg.solve]),
+    ("eigh", lambda a: _weigh(np.linalg.eigh((a + a.T) / 2)[0])
+     + np.sum(np.linalg.eigh((a + a.T) / 2)[1][:, 0] ** 2 * _W[:3])
+     + _weigh(np.linalg.eigvalsh(a)),
+     lambda rng: (_spd(rng, 3) + np.diag([0.0, 1.0, 3.0]),),
+     [np.linalg.eigh, np.linalg.eigvalsh, _rules_linalg.eigenvalues,
+      _rules_linalg.eigenvectors]),
+    ("cholesky", lambda a: _weigh(np.linalg.cholesky(a)),
+     lambda rng: (_spd(rng, 3),), [np.linalg.cholesky]),
+    # shapes
+    ("reshaping", lambda x: _weigh(np.ravel(x) * x.flatten() + x.ravel())
+     + _weigh(np.squeeze(x[:, None, :], axis=1)) + _weigh(np.expand_dims(x, 0) ** 2)
+     + _weigh(np.atleast_1d(x[0, 0]) + np.atleast_2d(x[0]).T + np.atleast_3d(x))
+     + _weigh(np.copy(x) * x.copy()) + _weigh(x.squeeze()) + _weigh(x.reshape(4, 3)),
+     lambda rng: (_pos(rng, 3, 4),),
+     [np.ravel, np.squeeze, np.expand_dims, np.atleast_1d, np.atleast_2d, np.atleast_3d,
+      np.copy]),
+    ("axes", lambda t: _weigh(np.swapaxes(t, 0, 2) * t.swapaxes(0, 2))
+     + _weigh(np.moveaxis(t, 0, -1)) + _weigh(np.rollaxis(t, 2)) + _weigh(t.transpose(1, 0, 2))
+     + _weigh(np.matrix_transpose(t)) + _weigh(t.T),
+     lambda rng: (_pos(rng, 2, 3, 4),),
+     [np.swapaxes, np.moveaxis, np.rollaxis, np.matrix_transpose, np.transpose]),
+    ("broadcast_to", lambda v: _weigh(np.broadcast_to(v, (3, 4)) ** 2),
+     lambda rng: (_pos(rng, 4),), [np.broadcast_to]),
+    ("flips", lambda x: _weigh(np.flip(x) + np.flip(x, 1) + np.fliplr(x) * np.flipud(x)
+                               + np.roll(x, 1) + np.roll(x, -1, axis=0) + np.rot90(x, 2)),
+     lambda rng: (_pos(rng, 3, 3),), [np.flip, np.fliplr, np.flipud, np.roll, np.rot90]),
+    ("repeat-tile", lambda x, v: _weigh(np.repeat(x, 2, axis=1)) + _weigh(np.repeat(v, [1, 0, 2]))
+     + _weigh(x.repeat(2)) + _weigh(np.tile(v, 2)) + _weigh(np.tile(x, (2, 1))),
+     lambda rng: (_pos(rng, 2, 3), _pos(rng, 3)), [np.repeat, np.tile]),
+    ("pad", lambda x: _weigh(np.pad(x, 1) * 2.0) + _weigh(np.pad(x, ((1, 0), (0, 2)),
+                                                                  constant_values=0.5)),
+     lambda rng: (_pos(rng, 2, 3),), [np.pad]),
+    ("triangles", lambda x, v: _weigh(np.tril(x) + np.triu(x, 1)) + _weigh(np.diag(x))
+     + _weigh(np.diag(v, -1)) + _weigh(np.diagonal(x, 1)) + _weigh(x.diagonal())
+     + np.trace(x, 1) + x.trace(),
+     lambda rng: (_pos(rng, 3, 3), _pos(rng, 2)),
+     [np.tril, np.triu, np.diag, np.diagonal, np.trace]),
+    ("sort", lambda x: _weigh(np.sort(x)) + _weigh(np.sort(x, axis=0)) + _weigh(np.sort(x, None)),
+     lambda rng: (rng.permutation(12).reshape(3, 4) / 7.0 + 0.1,), [np.sort]),
+    ("take", lambda x: _weigh(np.take(x, [0, 2, 2])) + _weigh(x.take([1, 0], axis=1)),
+     lambda rng: (_pos(rng, 2, 3),), [np.take]),
+    ("astype", lambda x: _weigh(x.astype(float) ** 2 + x.astype(complex).real),
+     lambda rng: (_pos(rng, 3),), [_arrays.astype]),
+    # indexing of every kind
+    ("index-basic", lambda x: _weigh(x[0]) + _weigh(x[:, 1:3]) + _weigh(x[::-1, -1])
+     + _weigh(x[..., 0]) + _weigh(x[None, 1, :]),
+     lambda rng: (_pos(rng, 3, 4),), [operator.getitem]),
+    ("index-advanced", lambda x: _weigh(x[[0, 2, 0]]) + _weigh(x[[0, 1], [1, 3]])
+     + _weigh(x[np.array([2, 1])][:, [0, 0, 3]]),
+     lambda rng: (_pos(rng, 3, 4),), [operator.getitem]),
+    ("index-mixed", lambda t: _weigh(t[0, :, [0, 1, 2]]) + _weigh(t[:, [1, 0], 1:3])
+     + _weigh(t[[1, 0], :, [3, 0]]),
+     lambda rng: (_pos(rng, 2, 3, 4),), [operator.getitem]),
+    ("index-boolean", lambda x: _weigh(x[x > 1.0] ** 2) + _weigh(x[:, np.array([True, False,
+                                                                              True, True])]),
+     lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.7, 1.3, 0.8]]),), [operator.getitem]),
+    # arrays built from traced values
+    ("np-array-of-list", lambda x, s: _weigh(np.array([x[0] * s, s, 2.0, x[1]]) ** 2)
+     + _weigh(np.array([[s, x[2]], [x[0], 1.0]]) @ x[:2]) + _weigh(np.array([x, x * s])),
+     lambda rng: (_pos(rng, 3), _pos(rng)), [_arrays.join]),
+    ("np-asarray", lambda x: _weigh(np.asarray(x) ** 2) + _weigh(np.asarray(x, dtype=float) * x)
+     + _weigh(np.array(x)) + _weigh(np.asarray(x, dtype=complex).real),
+     lambda rng: (_pos(rng, 3),), [_arrays.asarray]),
+    ("r_-c_", lambda x, s: _weigh(np.r_[x, s, 1.0, 2:4] ** 2) + _weigh(np.c_[x, x * s] ** 2),
+     lambda rng: (_pos(rng, 3), _pos(rng)), [_arrays.join]),
+    ("joins", lambda x, y: _weigh(np.concatenate([x, y, x * y])) + _weigh(np.stack([x, y], 1))
+     + _weigh(np.vstack([x, y])) + _weigh(np.hstack([x, y, 1.0])) + _weigh(np.dstack([x, y]))
+     + _weigh(np.column_stack([x, y])) + _weigh(np.concatenate((x[None], y[None]), axis=0))
+     + _weigh(np.concatenate([x, np.ones(2)], axis=None)),
+     lambda rng: (_pos(rng, 3), _pos(rng, 3)),
+     [np.concatenate, np.stack, np.vstack, np.hstack, np.dstack, np.column_stack, _arrays.join]),
+    ("splits", lambda x: _weigh(np.split(x, 2)[1] * np.array_split(x, 3)[0][0])
+     + _weigh(np.hsplit(x, [1])[1]) + _weigh(np.vsplit(x.reshape(2, 3), 2)[0])
+     + _weigh(np.dsplit(x.reshape(1, 2, 3), [2])[0]),
+     lambda rng: (_pos(rng, 6),), [np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit]),
+    # builtins
+    ("builtins", lambda x: max(x[0], x[1] * 2.0) + min(x[2], 0.5) + abs(x[0] - 2.0)
+     + pow(x[1], 3) + sum(x), lambda rng: (np.array([0.6, 1.3, 0.9]),), [abs, pow]),
+]
