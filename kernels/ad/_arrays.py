@@ -286,32 +286,38 @@ def _first_traced(obj):
 
 _lock = threading.Lock()
 _depth = 0
-_saved = {}
+_ORIGINALS = {name: getattr(np, name) for name in (*CONSTRUCTORS, *CONCATENATORS)}
+# built once: entering and leaving are two dict updates (a gradient call pays them)
+_WRAPPERS = {**{name: _wrap_constructor(_ORIGINALS[name]) for name in CONSTRUCTORS},
+             **{name: _Concatenator(name, _ORIGINALS[name]) for name in CONCATENATORS}}
+_NUMPY_NAMES = vars(np)
+
+
+def enter():
+    """Wrap numpy's non-dispatching constructors (module docstring); re-entrant. Every
+    call must be paired with :func:`leave` (in a ``finally``)."""
+    global _depth
+    with _lock:
+        if _depth == 0:
+            _NUMPY_NAMES.update(_WRAPPERS)
+        _depth += 1
+
+
+def leave():
+    global _depth
+    with _lock:
+        _depth -= 1
+        if _depth == 0:
+            _NUMPY_NAMES.update(_ORIGINALS)
 
 
 class traced_numpy:
-    """Context manager: numpy's non-dispatching constructors accept traced values (module
-    docstring). Re-entrant, and the originals are back when the outermost one exits."""
+    """:func:`enter` and :func:`leave` as a context manager."""
 
     def __enter__(self):
-        global _depth
-        with _lock:
-            if _depth == 0:
-                for name in CONSTRUCTORS:
-                    _saved[name] = getattr(np, name)
-                    setattr(np, name, _wrap_constructor(_saved[name]))
-                for name in CONCATENATORS:
-                    _saved[name] = getattr(np, name)
-                    setattr(np, name, _Concatenator(name, _saved[name]))
-            _depth += 1
+        enter()
         return self
 
     def __exit__(self, *exc):
-        global _depth
-        with _lock:
-            _depth -= 1
-            if _depth == 0:
-                for name, original in _saved.items():
-                    setattr(np, name, original)
-                _saved.clear()
+        leave()
         return False

@@ -310,21 +310,22 @@ defrule(np.diag, [_diag_vjp, None], _diag_jvp)
 
 
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, **kw):
+    if type(x) is np.ndarray and x.ndim == 2 and (axis1, axis2) == (0, 1):
+        # the common call: g on the offset diagonal of zeros, written through a strided
+        # view (np.eye builds the identity the same way)
+        n, m = x.shape
+        out = np.zeros(n * m, dtype=float if type(g) is float else np.result_type(g, 1.0))
+        first = -offset if offset < 0 else 0
+        count = min(n, m - offset) - first
+        if count > 0:
+            start = first * (m + 1) + offset
+            out[start:start + count * (m + 1):m + 1] = g
+        return out.reshape(n, m)
     ndim = _ndim(x)
-    a1, a2 = axis1 % ndim, axis2 % ndim
     shape = np.shape(x)
-    if ndim == 2 and np.ndim(g) == 0:
-        # the common call: g on the offset diagonal of zeros (np.eye's way)
-        out = np.zeros(shape[0] * shape[1],
-                       dtype=float if type(g) is float else np.result_type(g, 1.0))
-        rows, _ = _diagonal_index(shape[0], shape[1], offset)
-        if len(rows):
-            start = rows[0] * (shape[1] + 1) + offset
-            out[start:start + len(rows) * (shape[1] + 1):shape[1] + 1] = g
-        return out.reshape(shape)
-    eye = np.eye(shape[a1], shape[a2], k=offset)
+    eye = np.eye(shape[axis1 % ndim], shape[axis2 % ndim], k=offset)
     out = np.asarray(g)[..., None, None] * eye
-    return np.moveaxis(out, (-2, -1), (a1, a2))
+    return np.moveaxis(out, (-2, -1), (axis1 % ndim, axis2 % ndim))
 
 
 def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1, **kw):

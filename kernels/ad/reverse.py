@@ -141,7 +141,8 @@ class Variable:
             if rule is not None and rule.composite is None and rule.vjps[0] is not None:
                 x = self.value
                 try:
-                    ans = func(x)
+                    # numpy's implementation itself: func(x) would dispatch a second time
+                    ans = getattr(func, "_implementation", func)(x)
                 except (ValueError, TypeError, IndexError) as err:
                     raise _operation_error(rule.name, args, err) from err
                 return _record(ans, rule.vjps, (x,), None, ((0, self),))
@@ -535,10 +536,13 @@ def gradient(f, *args):
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with _arrays.traced_numpy():
+        _arrays.enter()
+        try:
             out = f(*leaves)
+        finally:
+            _arrays.leave()
         if isinstance(out, Variable):
-            if np.iscomplexobj(out.value):
+            if type(out.value) is not _float64 and np.iscomplexobj(out.value):
                 raise TypeError("gradient needs a real-valued f; f returned a complex value "
                                 "(take np.real, np.abs or np.abs(...) ** 2 of it)")
             if _shape(out.value) != ():

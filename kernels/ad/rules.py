@@ -76,6 +76,8 @@ class EveryArgument:
         return made
 
 
+_F64 = np.dtype(np.float64)
+
 #: function object -> Rule. A plain dict, so engines look rules up with one hash.
 RULES = {}
 
@@ -199,10 +201,16 @@ def accumulate(acc, ct, shape):
 def as_output(ct, like):
     """A finished gradient in the contract's form: a float for a scalar argument, else an
     array of ``like``'s shape (zeros where nothing flowed back)."""
+    if type(ct) is np.ndarray and type(like) is np.ndarray:
+        # the usual case, checked first: a float64 array of like's shape that owns its data
+        if (ct.dtype is _F64 and ct.shape == like.shape and ct.base is None
+                and ct is not like and ct.flags.writeable):
+            return ct
     if ct is None:
         ct = np.zeros(np.shape(like))
     ct = densify(ct)
-    if np.iscomplexobj(ct):
+    if type(ct) is np.ndarray and ct.dtype.kind == "c" or isinstance(
+            ct, (complex, np.complexfloating)):
         # A real argument's cotangent is the real part of what flowed back through complex
         # intermediates (JAX's and autograd's convention: the imaginary part is the
         # derivative along i*x, a direction a real argument cannot move in).

@@ -428,6 +428,12 @@ class _Lowerer:
             return self.method(e, hint)
         args = [self.expr(a) for a in e.args]
         kwargs = [(k.arg, self.expr(k.value)) for k in e.keywords]
+        fn = self.library_rule(e, kwargs)
+        if fn is not None:
+            name = f"np_{getattr(fn, '__name__', 'fn')}"
+            texts = [str(a) for a in args] + [f"{k}={v}" for k, v in kwargs]
+            primal = f"{self.helper(name, fn)}({', '.join(texts)})"
+            return self.static(hint, fn, name, args, primal, kwargs)
         out = self.new(hint, True)
         back = self.new(None, False, "_b")
         if kind == "map":
@@ -441,6 +447,25 @@ class _Lowerer:
                     callee=self.plain(e.func), back=back)
         self.emit(op)
         return Ref(out)
+
+    def library_rule(self, e, kwargs):
+        """The numpy function called by ``e`` (``np.trace(x)``, ``np.linalg.inv(a)``) when its
+        rule can be bound now, as an operator's is: a module attribute with a rule of one
+        output. The generated code then calls that function object itself (bound when the
+        function is transformed, like the rule), skipping the run-time dispatch."""
+        if not isinstance(e.func, ast.Attribute) or any(k == "out" for k, _ in kwargs):
+            return None
+        fn = self.scope.resolve(e.func)
+        module = getattr(fn, "__module__", None) or ""
+        if not (isinstance(fn, np.ufunc) or module.partition(".")[0] == "numpy"):
+            return None
+        try:
+            rule = rules.RULES.get(fn)
+        except TypeError:
+            return None
+        if rule is None or rule.composite is not None or fn in rules.CANONICAL:
+            return None
+        return fn
 
     def method(self, e, hint):
         """``x.name(...)`` through rules.METHODS, the table every engine shares."""
