@@ -405,7 +405,8 @@ class _Lowerer:
         out = self.new(hint, True)
         vjps = [self.vjp(fn, short, i) if a.active else None for i, a in enumerate(args)]
         self.emit(Op(self.line, out, args, kwargs, primal=primal, vjps=vjps,
-                     scatter=fn in _SPARSE, exact=fn in _EXACT))
+                     scatter=fn in _SPARSE,
+                     exact=fn in _EXACT or isinstance(fn, np.ufunc) and fn.nin == 1))
         return Ref(out)
 
     def _index(self, e):
