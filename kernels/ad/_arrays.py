@@ -85,6 +85,19 @@ def _contains_traced(obj):
     return is_traced(obj)
 
 
+def lists_as_arrays(args, dispatch):
+    """``args`` with each list or tuple that holds traced values made an array through the
+    engine's ``dispatch`` of ``np.array`` (as numpy reads array-likes: ``np.mean([x, y])``)."""
+    if not any((type(a) is list or type(a) is tuple) and _contains_traced(a) for a in args):
+        return args
+    return tuple(dispatch(_ORIGINAL_ARRAY, (a,), {})
+                 if (type(a) is list or type(a) is tuple) and _contains_traced(a) else a
+                 for a in args)
+
+
+_ORIGINAL_ARRAY = np.array
+
+
 # -- the primitives (their rules are in _rules_shape) ---------------------------------------
 
 def join(*elements, layout):

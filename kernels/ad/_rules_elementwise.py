@@ -206,3 +206,55 @@ defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_lik
            np.logical_not, np.logical_xor, np.isclose, np.allclose, np.array_equal,
            np.any, np.all, np.count_nonzero, np.iscomplexobj, np.isrealobj, np.result_type,
            np.shares_memory, np.may_share_memory)
+
+
+# -- select, nan_to_num, real_if_close -------------------------------------------------------
+
+def _chosen(condlist, count):
+    """Boolean masks: where each choice is taken (the first true condition), and where the
+    default is."""
+    taken = np.zeros(np.shape(condlist[0]), dtype=bool)
+    masks = []
+    for cond in condlist[:count]:
+        masks.append(np.logical_and(cond, np.logical_not(taken)))
+        taken = np.logical_or(taken, cond)
+    return masks, np.logical_not(taken)
+
+
+def _select_composite(condlist, choicelist, default=0):
+    """np.select as nested np.where calls on the traced choices."""
+    out = default
+    for cond, choice in zip(reversed(list(condlist)), reversed(list(choicelist))):
+        out = np.where(cond, choice, out)
+    return out
+
+
+def _select_vjp_choices(g, ans, condlist, choicelist, default=0):
+    masks, _ = _chosen(condlist, len(choicelist))
+    return [np.where(m, g, 0.0) for m in masks]
+
+
+def _select_vjp_default(g, ans, condlist, choicelist, default=0):
+    _, rest = _chosen(condlist, len(choicelist))
+    return np.where(rest, g, 0.0)
+
+
+defrule(np.select, [None, _select_vjp_choices, _select_vjp_default], None,
+        composite=_select_composite)
+
+defrule(np.nan_to_num, [lambda g, ans, x, *args, **kw: g * np.isfinite(x)],
+        lambda ts, ans, x, *args, **kw: ts[0] * np.isfinite(x))
+
+
+def _real_if_close_vjp(g, ans, x, tol=100):
+    if np.iscomplexobj(x) and not np.iscomplexobj(ans):  # the imaginary part was dropped
+        return real_cotangent(g) + 0j
+    return g
+
+
+def _real_if_close_jvp(ts, ans, x, tol=100):
+    return ts[0] if np.iscomplexobj(ans) else np.real(ts[0])
+
+
+defrule(np.real_if_close, [_real_if_close_vjp, None], _real_if_close_jvp)
+defnondiff(np.iscomplex, np.isreal, np.isscalar)

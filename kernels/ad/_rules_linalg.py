@@ -211,3 +211,33 @@ def _check_upper(upper):
 
 
 defrule(np.linalg.cholesky, [_cholesky_vjp, None], _cholesky_jvp)
+
+
+# -- matrix_power ----------------------------------------------------------------------
+
+def _powers(a, n):
+    out = [np.broadcast_to(np.eye(np.shape(a)[-1]), np.shape(a))]
+    for _ in range(n - 1):
+        out.append(out[-1] @ a)
+    return out
+
+
+def _check_power(n):
+    if n < 0:
+        raise MissingRuleError("numpy.linalg.matrix_power with a negative power has no "
+                               "derivative rule; use numpy.linalg.inv, then a power")
+
+
+def _matrix_power_vjp(g, ans, a, n):
+    _check_power(n)
+    p = _powers(_t(a), n)
+    return sum(p[k] @ g @ p[n - 1 - k] for k in range(n)) if n else 0.0 * g
+
+
+def _matrix_power_jvp(ts, ans, a, n):
+    _check_power(n)
+    p = _powers(a, n)
+    return sum(p[k] @ ts[0] @ p[n - 1 - k] for k in range(n)) if n else 0.0 * ts[0]
+
+
+defrule(np.linalg.matrix_power, [_matrix_power_vjp, None], _matrix_power_jvp)

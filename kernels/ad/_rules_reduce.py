@@ -70,6 +70,8 @@ def _others(x, axis):
     """The product of all the other elements along ``axis`` (None: all), for each element:
     exclusive cumulative products from both sides, so zeros in ``x`` are no problem (a
     division ``prod / x`` would give nan at a zero)."""
+    if np.ndim(x) == 0:
+        return np.ones(np.shape(x))
     if axis is None:
         return _others(np.ravel(x), 0).reshape(np.shape(x))
     axes = _axes(axis, np.ndim(x))
@@ -87,7 +89,7 @@ def _others(x, axis):
 
 
 def _prod_jvp(t, ans, x, axis, keepdims, dtype=None):
-    unbatched = None if axis is None else tuple(a - 1 for a in np.atleast_1d(axis))
+    unbatched = tuple(a - 1 for a in np.atleast_1d(axis)) if np.size(axis) else None
     others = _others(x, unbatched if unbatched is None or len(unbatched) > 1 else unbatched[0])
     return np.sum(t * others, axis=axis, keepdims=keepdims)
 
@@ -207,3 +209,38 @@ def _norm_jvp(ts, ans, x, ord=None, axis=None, keepdims=False):
 
 
 defrule(np.linalg.norm, [_norm_vjp, None, None], _norm_jvp)
+
+
+# -- cumulative products ---------------------------------------------------------------
+
+def _cumprod_weights(x):
+    """M[..., i, j] = d cumprod(x)[j] / d x[i] = prod of x[:j+1] but x[i], for j >= i (0
+    otherwise), along the last axis; products, not quotients, so zeros are exact."""
+    n = np.shape(x)[-1]
+    m = np.zeros(np.shape(x) + (n,), dtype=np.result_type(x, float))
+    for i in range(n):
+        others = x.copy()
+        others[..., i] = 1.0
+        m[..., i, i:] = np.cumprod(others, axis=-1)[..., i:]
+    return m
+
+
+def _along_last(x, axis):
+    return np.moveaxis(np.ravel(x) if axis is None else x, -1 if axis is None else axis, -1)
+
+
+def _cumprod_vjp(g, ans, x, axis=None, dtype=None):
+    xm, gm = _along_last(x, axis), _along_last(g, axis)
+    ct = np.einsum("...ij,...j->...i", _cumprod_weights(xm), gm)
+    return np.reshape(ct, np.shape(x)) if axis is None else np.moveaxis(ct, -1, axis)
+
+
+def _cumprod_jvp(ts, ans, x, axis=None, dtype=None):
+    t = ts[0]
+    xm = _along_last(x, axis)
+    tm = t.reshape(len(t), -1) if axis is None else np.moveaxis(t, batched_axis(axis, _ndim(x)), -1)
+    out = np.einsum("...ij,c...i->c...j", _cumprod_weights(xm), tm)
+    return out if axis is None else np.moveaxis(out, -1, batched_axis(axis, _ndim(x)))
+
+
+defrule(np.cumprod, [_cumprod_vjp, None], _cumprod_jvp)

@@ -431,3 +431,92 @@ for _fn, _strict, _axis in [(np.split, True, 0), (np.array_split, False, 0),
                             (np.dsplit, True, 2)]:
     _pieces, _vjp = _splitter(_strict, _axis)
     defrule(_fn, [_vjp, None, None], None, composite=_pieces)
+
+
+# -- differences, partitions, ranges --------------------------------------------------------
+
+def _check_diff(kwargs):
+    if kwargs.get("prepend") is not None or kwargs.get("append") is not None:
+        raise MissingRuleError("numpy.diff with prepend/append has no derivative rule; "
+                               "concatenate first")
+
+
+def _diff_vjp(g, ans, x, n=1, axis=-1, **kw):
+    _check_diff(kw)
+    axis %= _ndim(x)
+    for _ in range(n):  # the transpose of one difference, n times
+        shape = list(np.shape(g))
+        shape[axis] += 1
+        ct = np.zeros(shape, dtype=np.result_type(g, float))
+        lo = (slice(None),) * axis
+        ct[lo + (slice(1, None),)] += g
+        ct[lo + (slice(None, -1),)] -= g
+        g = ct
+    return g
+
+
+def _diff_jvp(ts, ans, x, n=1, axis=-1, **kw):
+    _check_diff(kw)
+    return np.diff(ts[0], n, axis=_shift(axis, _ndim(x)))
+
+
+defrule(np.diff, [_diff_vjp, None, None], _diff_jvp)
+
+
+def _partition_order(x, kth, axis):
+    return np.argpartition(x, kth, axis=axis)
+
+
+def _partition_vjp(g, ans, x, kth, axis=-1, **kw):
+    out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    np.put_along_axis(out, _partition_order(x, kth, axis), g, axis)
+    return out
+
+
+def _partition_jvp(ts, ans, x, kth, axis=-1, **kw):
+    order = _partition_order(x, kth, axis)[None]
+    return np.take_along_axis(ts[0], order, _shift(axis, _ndim(x)))
+
+
+defrule(np.partition, [_partition_vjp, None], _partition_jvp)
+
+
+def _linspace_weights(num, endpoint):
+    return np.linspace(0.0, 1.0, num, endpoint=endpoint)
+
+
+def _check_linspace(start, stop, kw):
+    if _ndim(start) or _ndim(stop) or kw.get("axis", 0) != 0 or kw.get("retstep"):
+        raise MissingRuleError("numpy.linspace has a derivative rule for scalar start and "
+                               "stop only (no retstep)")
+
+
+def _linspace_vjp(which):
+    def vjp(g, ans, start, stop, num=50, endpoint=True, **kw):
+        _check_linspace(start, stop, kw)
+        w = _linspace_weights(num, endpoint)
+        return np.sum(g * (w if which else 1.0 - w))
+    return vjp
+
+
+def _linspace_jvp(ts, ans, start, stop, num=50, endpoint=True, **kw):
+    _check_linspace(start, stop, kw)
+    w = _linspace_weights(num, endpoint)
+    out = 0.0
+    if ts[0] is not None:
+        out = out + ts[0][:, None] * (1.0 - w)
+    if ts[1] is not None:
+        out = out + ts[1][:, None] * w
+    return out
+
+
+defrule(np.linspace, [_linspace_vjp(0), _linspace_vjp(1), None, None], _linspace_jvp)
+
+
+def _append_canonical(arr, values, axis=None):
+    """np.append: a concatenate (of both flattened when axis is None)."""
+    prim, elements, kwargs = _arrays._join_call("concatenate", (arr, values), axis)
+    return prim, elements, kwargs, lambda cts: tuple(cts)
+
+
+defcanonical(np.append, _append_canonical)

@@ -255,6 +255,8 @@ def _dispatch(fn, args, kwargs):
         return fn(*map(_value, args), **{k: _value(v) for k, v in kwargs.items()})
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs)
+    else:
+        args = _arrays.lists_as_arrays(args, _dispatch)
     rule = rules.RULES.get(fn)
     if rule is not None and rule.composite is not None:
         return rule.composite(*args, **kwargs)

@@ -288,6 +288,8 @@ def _dispatch(fn, args, kwargs):
         return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in (kwargs or {}).items()})
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs or {})
+    else:
+        args = _arrays.lists_as_arrays(args, _dispatch)
     rule = RULES.get(fn)
     if rule is not None and rule.composite is not None:
         return rule.composite(*args, **(kwargs or {}))

@@ -188,6 +188,22 @@ CONSTRUCTS = [
      + _weigh(np.hsplit(x, [1])[1]) + _weigh(np.vsplit(x.reshape(2, 3), 2)[0])
      + _weigh(np.dsplit(x.reshape(1, 2, 3), [2])[0]),
      lambda rng: (_pos(rng, 6),), [np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit]),
+    ("cumulative-differences", lambda x: _weigh(np.cumprod(x, axis=1)) + _weigh(np.cumprod(x))
+     + _weigh(np.diff(x)) + _weigh(np.diff(x, 2, axis=0)) + _weigh(np.partition(x, 1)),
+     lambda rng: (_pos(rng, 3, 4),), [np.cumprod, np.diff, np.partition]),
+    ("linspace-append-select", lambda a, b, x: _weigh(np.linspace(a, b, 5))
+     + _weigh(np.append(x, a)) + _weigh(np.select([x > 1.0, x > 0.7], [x, x ** 2], 0.5)),
+     lambda rng: (_pos(rng), _pos(rng) + 1.0, np.array([0.6, 0.8, 1.2, 1.4])),
+     [np.linspace, np.select]),
+    ("nan_to_num-real_if_close", lambda x: _weigh(np.nan_to_num(x) * np.real_if_close(x + 0j)),
+     lambda rng: (_pos(rng, 4),), [np.nan_to_num, np.real_if_close]),
+    ("fft", lambda x: _weigh(np.abs(np.fft.fft(x)) + np.real(np.fft.ifft(x * 1j)))
+     + _weigh(np.abs(np.fft.fft2(x.reshape(2, 3)) + np.fft.ifft2(x.reshape(2, 3))))
+     + _weigh(np.abs(np.fft.fftn(x.reshape(3, 2)) * np.fft.ifftn(x.reshape(3, 2)))),
+     lambda rng: (_pos(rng, 6),),
+     [np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn]),
+    ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
+     lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     # builtins
     ("builtins", lambda x: max(x[0], x[1] * 2.0) + min(x[2], 0.5) + abs(x[0] - 2.0)
      + pow(x[1], 3) + sum(x), lambda rng: (np.array([0.6, 1.3, 0.9]),), [abs, pow]),

@@ -119,6 +119,14 @@ def _vjp_jvp_pairs():
         ("atleast_3d", np.atleast_3d, (m,), {}), ("copy", np.copy, (m,), {}),
         ("astype", _arrays.astype, (m, float), {}), ("rollaxis", np.rollaxis, (t3, 2), {}),
         ("matrix_transpose", np.matrix_transpose, (t3,), {}), ("flipud", np.flipud, (m,), {}),
+        ("cumprod", np.cumprod, (m,), {"axis": 1}), ("cumprod-flat", np.cumprod, (m,), {}),
+        ("diff", np.diff, (m, 2), {"axis": 1}), ("partition", np.partition, (m, 1), {}),
+        ("linspace", np.linspace, (0.5, 2.0, 7), {}),
+        ("nan_to_num", np.nan_to_num, (m,), {}), ("real_if_close", np.real_if_close, (z,), {}),
+        ("fft", np.fft.fft, (m,), {}), ("ifft", np.fft.ifft, (z,), {"axis": 0}),
+        ("fft2", np.fft.fft2, (t3,), {}), ("ifft2", np.fft.ifft2, (t3,), {"norm": "ortho"}),
+        ("fftn", np.fft.fftn, (t3,), {}), ("ifftn", np.fft.ifftn, (t3,), {"axes": (0, 2)}),
+        ("matrix_power", np.linalg.matrix_power, (sq, 3), {}),
     ]
 
 
@@ -140,7 +148,8 @@ def test_vjp_is_the_adjoint_of_the_jvp(name, fn, args, kwargs):
     checked = 0
     for i, a in enumerate(args):
         vjp = rule.vjps[i] if i < len(rule.vjps) else None
-        if vjp is None or not isinstance(a, np.ndarray) or a.dtype.kind not in "fc":
+        if vjp is None or not (type(a) is float or isinstance(a, np.ndarray)
+                               and a.dtype.kind in "fc"):
             continue
         t = rng.standard_normal((2,) + np.shape(a))
         if np.iscomplexobj(a):

@@ -32,7 +32,7 @@ from .ir import (
     Unpack,
     Value,
 )
-from .parse import Where, check, error, function_node, rewrite_jumps
+from .parse import Where, check, error, function_node, rewrite_appends, rewrite_jumps
 from .scope import MISSING, is_concatenator, EnumerateHeader, Names, Scope, SeqHeader, ZipHeader, stored
 
 
@@ -90,6 +90,7 @@ class _Lowerer:
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         flags = Names(used | set(params) | set(code.co_names))
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
+        stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))
         self.scope = scope = Scope(fn, stmts, params, used | flags.issued)
         self.params, self.stmts, self.names, self.locals = params, stmts, scope.names, scope.locals
         self.loads = [n for s in stmts for n in ast.walk(s)
@@ -196,12 +197,24 @@ class _Lowerer:
                 if s.value is not None:
                     self.assign([s.target], s.value)
             elif isinstance(s, ast.Expr):
-                if not (isinstance(s.value, ast.Constant) and isinstance(s.value.value, str)):
-                    self.emit(Plain(s.lineno, self.plain(s.value)))  # value unused: no derivative
+                self.expression_statement(s)
             elif isinstance(s, (ast.Assert, ast.Raise)):
                 self.emit(Plain(s.lineno, self.plain(s)))
             elif not isinstance(s, ast.Pass):
                 raise error(f"{type(s).__name__} statement", s, self.where)
+
+    def expression_statement(self, s):
+        """A call whose value is unused: plain, unless it touches a differentiable value,
+        which it could only affect by mutating it: refused rather than differentiated as if
+        it had not happened (``items.append(v)`` was rewritten before: parse.rewrite_appends)."""
+        e = s.value
+        if isinstance(e, ast.Constant) and isinstance(e.value, str):
+            return  # a docstring
+        if self.active(e):
+            raise error("a call on a differentiable value whose result is unused (only a "
+                        "mutation could matter, and only list.append is differentiated)",
+                        e, self.where)
+        self.emit(Plain(s.lineno, self.plain(e)))  # value unused: no derivative
 
     def target_text(self, t):
         """Bind the names of an assignment target to new inactive values; its text."""

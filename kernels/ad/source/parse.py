@@ -188,3 +188,35 @@ def rewrite_jumps(stmts, fresh):
                 i += 1
         i += 1
     return stmts
+
+
+# -- list.append ---------------------------------------------------------------------
+
+def _append_of(s, local_names):
+    """``name`` if ``s`` is the statement ``name.append(value)`` on a local name."""
+    e = s.value if isinstance(s, ast.Expr) else None
+    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+            and e.func.attr == "append" and isinstance(e.func.value, ast.Name)
+            and e.func.value.id in local_names and len(e.args) == 1 and not e.keywords
+            and not isinstance(e.args[0], ast.Starred)):
+        return e.func.value.id
+    return None
+
+
+def rewrite_appends(stmts, local_names):
+    """Rewrite ``items.append(v)`` on a local list into ``items = items + [v]`` (in place,
+    nested blocks too), so that the list is a value like any other: the growing list gets
+    a new SSA version per append and its cotangent flows back element by element. (The
+    one difference, another name bound to the same list seeing the append, is not
+    supported.) Returns ``stmts``."""
+    for i, s in enumerate(stmts):
+        name = _append_of(s, local_names)
+        if name is not None:
+            grown = ast.BinOp(ast.Name(name, ast.Load()), ast.Add(),
+                              ast.List([s.value.args[0]], ast.Load()))
+            stmts[i] = ast.fix_missing_locations(ast.copy_location(
+                ast.Assign([ast.Name(name, ast.Store())], ast.copy_location(grown, s)), s))
+        for block in ("body", "orelse"):
+            if isinstance(s, (ast.If, ast.For, ast.While)):
+                rewrite_appends(getattr(s, block), local_names)
+    return stmts

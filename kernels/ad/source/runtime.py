@@ -46,7 +46,7 @@ def _is_user_function(fn):
             and (fn.__module__ or "").partition(".")[0] not in _LIBRARIES)
 
 
-def call(fn, *args, **kwargs):
+def call(fn, /, *args, **kwargs):
     try:
         rule = _rule_of(fn)
     except TypeError:  # an unhashable callable has no rule
@@ -111,7 +111,7 @@ def _canonical_call(fn, args, kwargs):
     return ans, pullback
 
 
-def extremum_(fn, *args, **kwargs):
+def extremum_(fn, /, *args, **kwargs):
     """The builtins ``max`` and ``min`` (of several values, or of one sequence): the
     cotangent goes to the element they returned."""
     if kwargs:
@@ -144,7 +144,7 @@ def zero(value):
     return np.zeros(np.shape(value)) if isinstance(value, np.ndarray) else 0.0
 
 
-def pull(back, g, ans, which, *args, **kwargs):
+def pull(back, g, ans, which, /, *args, **kwargs):
     """The cotangent of argument ``which`` (an int), or a list of those of ``which`` (a
     tuple); keyword arguments are numbered after the positional ones. Each is dense and of
     its argument's shape, a zero where no derivative flows (so that generated code can
@@ -258,7 +258,7 @@ def pack(value, cts):
     return total
 
 
-def map_(fn, *seqs, active=()):
+def map_(fn, /, *seqs, active=()):
     """``map(fn, *seqs)`` as a list, each element through :func:`call`; ``active``: the
     positions of the sequences that may carry a derivative."""
     if not seqs:

@@ -1,0 +1,51 @@
+"""Rules of the discrete Fourier transforms (``np.fft``). Each complex transform is linear
+with a symmetric matrix (the DFT matrix equals its transpose), so its vjp is the same
+transform of the cotangent (JAX's convention transposes, it does not conjugate). A length
+``n``/shape ``s`` that pads or crops makes the matrix rectangular: those calls, and the real
+transforms, have no rule.
+"""
+
+import numpy as np
+
+from .rules import MissingRuleError, _ndim, defrule
+
+
+def _check_square(fn, size):
+    if size is not None:
+        raise MissingRuleError(f"numpy.fft.{fn.__name__} with n/s (padding or cropping) has "
+                               f"no derivative rule")
+
+
+def _one_axis(fn):
+    def vjp(g, ans, x, n=None, axis=-1, norm=None):
+        _check_square(fn, n)
+        return fn(g, axis=axis, norm=norm)
+
+    def jvp(ts, ans, x, n=None, axis=-1, norm=None):
+        _check_square(fn, n)
+        return fn(ts[0], axis=axis % _ndim(x) + 1, norm=norm)
+    defrule(fn, [vjp, None, None, None], jvp)
+
+
+def _several_axes(fn, default):
+    def axes_of(x, axes):
+        if axes is None:
+            axes = default if default is not None else tuple(range(_ndim(x)))
+        return tuple(a % _ndim(x) for a in axes)
+
+    def vjp(g, ans, x, s=None, axes=None, norm=None):
+        _check_square(fn, s)
+        return fn(g, axes=axes_of(x, axes), norm=norm)
+
+    def jvp(ts, ans, x, s=None, axes=None, norm=None):
+        _check_square(fn, s)
+        return fn(ts[0], axes=tuple(a + 1 for a in axes_of(x, axes)), norm=norm)
+    defrule(fn, [vjp, None, None, None], jvp)
+
+
+for _fn in (np.fft.fft, np.fft.ifft):
+    _one_axis(_fn)
+for _fn in (np.fft.fft2, np.fft.ifft2):
+    _several_axes(_fn, (-2, -1))
+for _fn in (np.fft.fftn, np.fft.ifftn):
+    _several_axes(_fn, None)
