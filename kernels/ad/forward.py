@@ -17,6 +17,7 @@ respect to the newest tag among its inputs, and a Dual with an older tag is a co
 that level (its own level is handled when numpy reaches its value).
 """
 
+import functools
 import itertools
 import operator
 
@@ -256,7 +257,10 @@ def _dispatch(fn, args, kwargs):
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs)
     else:
-        args = _arrays.lists_as_arrays(args, _dispatch)
+        for a in args:
+            if type(a) is list or type(a) is tuple:
+                args = _arrays.lists_as_arrays(args, _dispatch)
+                break
     rule = rules.RULES.get(fn)
     if rule is not None and rule.composite is not None:
         return rule.composite(*args, **kwargs)
@@ -293,7 +297,10 @@ def _apply_nested(fn, args, kwargs):
 def _finish(fn, values, tangents, kwargs, tag):
     rule = rules.RULES.get(fn) or rules.lookup(fn)
     ans = _evaluate(fn, values, kwargs)
-    return _dual(ans, rule.jvp(tangents, ans, *values, **kwargs), tag)
+    partials = rule.jvp(tangents, ans, *values, **kwargs)
+    if type(ans) is np.ndarray and ans.ndim:
+        return ArrayDual(ans, partials, tag)
+    return Dual(ans, partials, tag)
 
 
 def _evaluate(fn, values, kwargs):
@@ -354,9 +361,7 @@ def _passes(f, args, chunk):
         size = min(chunk, n - start)
         tag = next(_tags)
         seeds = _seeds(args, start, size, tag)
-        with _arrays.traced_numpy():
-            result = f(*seeds)
-        yield start, size, tag, result
+        yield start, size, tag, f(*seeds)
         start += size
         if adaptive:
             adaptive = False
@@ -407,6 +412,20 @@ def _split(flat, args):
     return out
 
 
+def _traced(fn):
+    """Run ``fn`` with numpy's constructors accepting Duals (kernels.ad._arrays), once for
+    all of its passes."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        _arrays.enter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _arrays.leave()
+    return wrapper
+
+
+@_traced
 def _gradient_flat(f, args, chunk):
     parts = []
     for _start, size, tag, result in _passes(f, args, chunk):
@@ -442,6 +461,7 @@ def derivative(f, x):
     return float(d) if np.ndim(d) == 0 and not isinstance(d, Dual) else d
 
 
+@_traced
 def jacobian(f, x, chunk=None):
     """The Jacobian of an array-valued ``f`` at the array ``x``: shape
     ``np.shape(f(x)) + x.shape``."""

@@ -289,7 +289,10 @@ def _dispatch(fn, args, kwargs):
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs or {})
     else:
-        args = _arrays.lists_as_arrays(args, _dispatch)
+        for a in args:
+            if type(a) is list or type(a) is tuple:
+                args = _arrays.lists_as_arrays(args, _dispatch)
+                break
     rule = RULES.get(fn)
     if rule is not None and rule.composite is not None:
         return rule.composite(*args, **(kwargs or {}))
@@ -544,7 +547,8 @@ def gradient(f, *args):
         finally:
             _arrays.leave()
         if isinstance(out, Variable):
-            if type(out.value) is not _float64 and np.iscomplexobj(out.value):
+            v = out.value
+            if type(v) is not _float64 and type(v) is not float and np.iscomplexobj(v):
                 raise TypeError("gradient needs a real-valued f; f returned a complex value "
                                 "(take np.real, np.abs or np.abs(...) ** 2 of it)")
             if _shape(out.value) != ():

@@ -160,16 +160,20 @@ def densify(ct):
         ct = ScatterSum(ct.shape, [ct])
     if not isinstance(ct, ScatterSum):
         return ct
-    dtype = np.result_type(float, *(p.values for p in ct.parts))
-    out = np.zeros(ct.shape, dtype=dtype)
     ints = [p for p in ct.parts if type(p.index) is int]
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
-        np.add.at(out, np.array([p.index for p in ints]), np.array([p.values for p in ints]))
+        index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
     else:
         ints = []
-    for p in ct.parts:
-        if ints and type(p.index) is int:
-            continue
+    rest = [p for p in ct.parts if not (ints and type(p.index) is int)]
+    # complex only if some part is (a state vector's amplitudes): checked per part by type,
+    # not by np.result_type over every part
+    dtype = complex if (ints and values.dtype.kind == "c") or any(
+        np.iscomplexobj(p.values) for p in rest) else float
+    out = np.zeros(ct.shape, dtype=dtype)
+    if ints:
+        np.add.at(out, index, values)
+    for p in rest:
         np.add.at(out, p.index, p.values)
     return out
 
@@ -265,7 +269,7 @@ def defpartials(fn, *partials, name=None):
             if out is None:
                 width = next(len(t) for t in tangents if t is not None)
                 return np.zeros((width,) + np.shape(ans))
-            if out.ndim - 1 != ndim or out.shape[1:] != np.shape(ans):
+            if out.ndim - 1 != ndim or ndim and out.shape[1:] != ans.shape:
                 # a constant partial (1.0 for add) leaves a broadcast argument's shape
                 out = np.broadcast_to(out, out.shape[:1] + np.shape(ans))
             return out
