@@ -1,17 +1,38 @@
-"""The argument check forward and source mode share: what the engines' contract accepts."""
+"""The one argument check of the four engines: what ``gradient(f, *args)`` differentiates.
+
+Each argument is a real float (a Python float or int, a numpy floating or integer scalar)
+or a float ndarray. Everything else is refused with a TypeError naming the argument: a bool
+(a truth value is no point to differentiate at), a complex number or array (the contract's
+arguments are real), an integer or bool array (JAX refuses those too: its gradient would
+be taken on a grid that does not move; convert with ``.astype(float)``), a list (make it an
+array), and any other object.
+"""
 
 import numpy as np
 
+_SCALARS = (float, int, np.floating, np.integer)
+
+
+def check_argument(i, a, engine):
+    """``a`` as the engine differentiates it (a float for a scalar, the array itself for a
+    float array); TypeError naming argument ``i`` for anything else."""
+    if isinstance(a, np.ndarray):
+        if a.dtype.kind == "f":
+            return a
+        hint = " (convert with .astype(float))" if a.dtype.kind in "iub" else ""
+        raise TypeError(f"argument {i} is an array of dtype {a.dtype}; {engine} "
+                        f"differentiates real floats and float arrays only{hint}")
+    if isinstance(a, _SCALARS) and not isinstance(a, (bool, np.bool_)):
+        return float(a)
+    what = "a list (make it an array)" if isinstance(a, (list, tuple)) else \
+        f"a {type(a).__name__}"
+    raise TypeError(f"argument {i} is {what}; {engine} differentiates real floats and float "
+                    f"arrays only")
+
 
 def check_arguments(args, engine, traced=()):
-    """TypeError naming the first argument that is not a real float, an int or a float
-    array (``traced``: the engine's own value types, accepted as they are)."""
+    """Check every argument (``traced``: the engine's own value types, accepted as they are,
+    for nested differentiation)."""
     for i, a in enumerate(args):
-        if isinstance(a, traced) or isinstance(a, np.ndarray) and a.dtype.kind == "f":
-            continue
-        if isinstance(a, (float, int, np.floating, np.integer)) and not isinstance(
-                a, (bool, np.bool_)):
-            continue
-        what = f"an array of dtype {a.dtype}" if isinstance(a, np.ndarray) else type(a).__name__
-        raise TypeError(f"argument {i} is {what}; {engine} differentiates real floats and "
-                        f"float arrays only")
+        if not (traced and isinstance(a, traced)):
+            check_argument(i, a, engine)

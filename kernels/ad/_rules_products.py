@@ -10,8 +10,7 @@ import string
 
 import numpy as np
 
-from .rules import (RULES, EveryArgument, MissingRuleError, _lift, _ndim, alias, defrule,
-                    unbroadcast)
+from .rules import RULES, EveryArgument, MissingRuleError, _lift, _ndim, alias, defrule, unbroadcast
 
 
 def _swap(a):

@@ -12,8 +12,7 @@ import numpy as np
 
 from . import _arrays
 from ._rules_reduce import batched_axis
-from .rules import (EveryArgument, MissingRuleError, Scatter, _lift, _ndim, defcanonical,
-                    defrule)
+from .rules import EveryArgument, MissingRuleError, Scatter, _lift, _ndim, defcanonical, defrule
 
 
 def _shift(axis, ndim):
@@ -376,7 +375,7 @@ def _join_vjp(i, g, ans, *elements, layout):
 def _join_jvp(ts, ans, *elements, layout):
     width = next(len(t) for t in ts if t is not None)
     parts = []
-    for t, e, shape in zip(ts, elements, layout.shapes):
+    for t, shape in zip(ts, layout.shapes):
         if t is None:
             t = np.zeros((width,) + shape)
         parts.append(np.reshape(t, (width,) + shape))

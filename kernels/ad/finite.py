@@ -31,6 +31,8 @@ caller's choosing.
 
 import numpy as np
 
+from ._args import check_argument
+
 #: cbrt(eps): the relative step that balances truncation and rounding error.
 RELATIVE_STEP = float(np.cbrt(np.finfo(float).eps))
 
@@ -74,20 +76,16 @@ def _check_step(step):
 
 
 def _working_copy(i, a):
-    """A float64 copy of an array argument (ours to perturb); a float stays a float."""
+    """A float64 copy of an array argument (ours to perturb), a float for a scalar
+    (kernels.ad._args: the check every engine shares), finite in both cases."""
+    a = check_argument(i, a, "central differences")
     if isinstance(a, np.ndarray):
-        if a.dtype.kind != "f":
-            raise TypeError(f"argument {i} is an array of dtype {a.dtype}; central "
-                            f"differences need a float array (convert with .astype(float))")
         if not np.all(np.isfinite(a)):
             raise ValueError(f"argument {i} has non-finite entries")
         return np.array(a, dtype=float, order="C")
-    if isinstance(a, float):  # np.float64 too: it subclasses float
-        if not np.isfinite(a):
-            raise ValueError(f"argument {i} is {a!r}, not a finite float")
-        return float(a)
-    raise TypeError(f"argument {i} must be a float or a float array, got "
-                    f"{type(a).__name__}")
+    if not np.isfinite(a):
+        raise ValueError(f"argument {i} is {a!r}, not a finite float")
+    return a
 
 
 def _scalar(out):

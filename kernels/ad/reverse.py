@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from . import _arrays, rules
+from ._args import check_argument
 from .rules import RULES, MissingRuleError, accumulate, densify, lookup
 
 _ndarray = np.ndarray
@@ -533,7 +534,7 @@ def gradient(f, *args):
     leaves = []
     for i, a in enumerate(args):
         value = a if type(a) is _ndarray and a.dtype is _F64 else \
-            _real_value(a, f"argument {i} of gradient")
+            check_argument(i, a, "reverse mode")
         leaf = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
         leaf.value = value
         leaf.grad, leaf._seq, leaf._parents = None, _next_seq(), ()

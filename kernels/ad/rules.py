@@ -408,5 +408,3 @@ def method_call(name, x, args, kwargs):
 
 # The rule families register themselves into RULES when imported (after the machinery
 # above, which they use).
-from . import (  # noqa: E402
-    _rules_elementwise, _rules_fft, _rules_linalg, _rules_products, _rules_reduce, _rules_shape)

@@ -63,6 +63,33 @@ def test_non_float_argument_is_refused(engine):
         ENGINES[engine].gradient(lambda x, s: np.sum(x), np.ones(3), "text")
 
 
+BAD_ARGUMENTS = [
+    ("text", r"argument 1 is a str; .* differentiates real floats and float arrays only"),
+    (True, r"argument 1 is a bool"),
+    (np.arange(3), r"argument 1 is an array of dtype int64; .* \(convert with \.astype\(float\)\)"),
+    (np.ones(3, dtype=bool), r"argument 1 is an array of dtype bool"),
+    (np.ones(3) * 1j, r"argument 1 is an array of dtype complex128"),
+    (2j, r"argument 1 is a complex"),
+    ([1.0, 2.0], r"argument 1 is a list \(make it an array\)"),
+]
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("bad, message", BAD_ARGUMENTS, ids=lambda p: repr(p)[:20])
+def test_every_engine_refuses_the_same_arguments_the_same_way(engine, bad, message):
+    with pytest.raises(TypeError, match=message):
+        ENGINES[engine].gradient(lambda x, s: np.sum(x), np.ones(3), bad)
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_every_engine_accepts_ints_and_numpy_scalars(engine):
+    f = lambda a, b, c, d: a * b * c * np.sum(d)  # noqa: E731
+    grads = ENGINES[engine].gradient(f, 2, np.int64(3), np.float32(0.5), np.ones(2, np.float32))
+    assert [type(g) for g in grads[:3]] == [float, float, float]
+    np.testing.assert_allclose(grads[:3], [3.0, 2.0, 12.0], rtol=1e-6)
+    np.testing.assert_allclose(grads[3], [3.0, 3.0], rtol=1e-6)
+
+
 @pytest.mark.parametrize("engine", list(ENGINES))
 def test_constant_function_has_zero_gradient(engine):
     grads = ENGINES[engine].gradient(lambda x, y: 3.0, np.ones(3), 2.0)

@@ -109,8 +109,8 @@ def test_float32_input_gives_float64_gradient():
 
 BAD = [
     # (id, f, args, options, error, words in the message)
-    ("list", np.sum, ([1.0, 2.0],), {}, TypeError, "argument 0 .* got list"),
-    ("int", lambda a, b: a * b, (1.0, 2), {}, TypeError, "argument 1 .* got int"),
+    ("list", np.sum, ([1.0, 2.0],), {}, TypeError, "argument 0 is a list"),
+    ("bool", lambda a, b: a * b, (1.0, True), {}, TypeError, "argument 1 is a bool"),
     ("int array", np.sum, (np.arange(3),), {}, TypeError, "argument 0 .* dtype int64"),
     ("complex array", np.sum, (np.ones(2, complex),), {}, TypeError, "dtype complex128"),
     ("nan", np.sin, (float("nan"),), {}, ValueError, "argument 0 is nan"),

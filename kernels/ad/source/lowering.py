@@ -33,7 +33,16 @@ from .ir import (
     Value,
 )
 from .parse import Where, check, error, function_node, rewrite_appends, rewrite_jumps
-from .scope import MISSING, is_concatenator, EnumerateHeader, Names, Scope, SeqHeader, ZipHeader, stored
+from .scope import (
+    MISSING,
+    EnumerateHeader,
+    Names,
+    Scope,
+    SeqHeader,
+    ZipHeader,
+    is_concatenator,
+    stored,
+)
 
 
 class _Operator(NamedTuple):
