@@ -408,3 +408,9 @@ def method_call(name, x, args, kwargs):
 
 # The rule families register themselves into RULES when imported (after the machinery
 # above, which they use).
+from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
+from . import _rules_fft  # noqa: E402, F401
+from . import _rules_linalg  # noqa: E402, F401
+from . import _rules_products  # noqa: E402, F401
+from . import _rules_reduce  # noqa: E402, F401
+from . import _rules_shape  # noqa: E402, F401
