@@ -16,7 +16,6 @@ stop that:
 
 import os
 import sys
-import threading
 
 import numpy as np
 
@@ -297,7 +296,6 @@ def _first_traced(obj):
     return obj if is_traced(obj) else None
 
 
-_lock = threading.Lock()
 _depth = 0
 _ORIGINALS = {name: getattr(np, name) for name in (*CONSTRUCTORS, *CONCATENATORS)}
 # built once: entering and leaving are two dict updates (a gradient call pays them)
@@ -308,20 +306,22 @@ _NUMPY_NAMES = vars(np)
 
 def enter():
     """Wrap numpy's non-dispatching constructors (module docstring); re-entrant. Every
-    call must be paired with :func:`leave` (in a ``finally``)."""
+    call must be paired with :func:`leave` (in a ``finally``).
+
+    No lock: it would cost every gradient call more than the swap itself, and a race
+    between threads can only leave numpy wrapped (slower) or unwrap it early (an
+    EscapeError in the other thread), never give a wrong number."""
     global _depth
-    with _lock:
-        if _depth == 0:
-            _NUMPY_NAMES.update(_WRAPPERS)
-        _depth += 1
+    if _depth == 0:
+        _NUMPY_NAMES.update(_WRAPPERS)
+    _depth += 1
 
 
 def leave():
     global _depth
-    with _lock:
-        _depth -= 1
-        if _depth == 0:
-            _NUMPY_NAMES.update(_ORIGINALS)
+    _depth -= 1
+    if _depth == 0:
+        _NUMPY_NAMES.update(_ORIGINALS)
 
 
 class traced_numpy:

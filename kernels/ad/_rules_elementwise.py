@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .rules import _lift, _ndim, alias, defnondiff, defpartials, defrule, real_cotangent
+from .rules import _lift, _ndim, alias, defnondiff, defpartials, defrule, is_complex, real_cotangent
 
 _LOG2, _LOG10 = np.log(2.0), np.log(10.0)
 
@@ -102,22 +102,22 @@ def _abs_partial(ans, x):
 
 
 def _abs_vjp(g, ans, x):
-    if np.iscomplexobj(x):  # L = |z|: dL/dRe z - i dL/dIm z = conj(z) / |z|
+    if is_complex(x):  # L = |z|: dL/dRe z - i dL/dIm z = conj(z) / |z|
         return real_cotangent(g) * np.conj(x) / np.where(ans, ans, 1.0)
     return g * np.sign(x)
 
 
 def _abs_jvp(ts, ans, x):
-    if np.iscomplexobj(x):  # d|z| = Re(conj(z) dz) / |z|
+    if is_complex(x):  # d|z| = Re(conj(z) dz) / |z|
         return np.real(np.conj(x) * ts[0]) / np.where(ans, ans, 1.0)
     return np.sign(x) * ts[0]
 
 
 defrule(np.absolute, [_abs_vjp], _abs_jvp)
 alias(np.fabs, np.absolute)
-defrule(np.real, [lambda g, ans, x: real_cotangent(g) + 0j if np.iscomplexobj(x) else g],
+defrule(np.real, [lambda g, ans, x: real_cotangent(g) + 0j if is_complex(x) else g],
         lambda ts, ans, x: np.real(ts[0]))
-defrule(np.imag, [lambda g, ans, x: -1j * real_cotangent(g) if np.iscomplexobj(x)
+defrule(np.imag, [lambda g, ans, x: -1j * real_cotangent(g) if is_complex(x)
                   else 0.0 * g],
         lambda ts, ans, x: np.imag(ts[0]))
 defrule(np.conjugate, [lambda g, ans, x: np.conj(g)], lambda ts, ans, x: np.conj(ts[0]))
@@ -125,7 +125,7 @@ defrule(np.conjugate, [lambda g, ans, x: np.conj(g)], lambda ts, ans, x: np.conj
 
 def _angle_vjp(g, ans, x, deg=False):
     scale = 180.0 / np.pi if deg else 1.0
-    if not np.iscomplexobj(x):
+    if not is_complex(x):
         return 0.0 * g
     # angle = atan2(Im z, Re z): cotangent -i conj(z) / |z|^2
     return scale * real_cotangent(g) * -1j * np.conj(x) / np.where(x, np.abs(x) ** 2, 1.0)
@@ -133,7 +133,7 @@ def _angle_vjp(g, ans, x, deg=False):
 
 def _angle_jvp(ts, ans, x, deg=False):
     scale = 180.0 / np.pi if deg else 1.0
-    if not np.iscomplexobj(x):
+    if not is_complex(x):
         return 0.0 * np.real(ts[0])
     return scale * np.imag(np.conj(x) * ts[0]) / np.where(x, np.abs(x) ** 2, 1.0)
 
@@ -247,13 +247,13 @@ defrule(np.nan_to_num, [lambda g, ans, x, *args, **kw: g * np.isfinite(x)],
 
 
 def _real_if_close_vjp(g, ans, x, tol=100):
-    if np.iscomplexobj(x) and not np.iscomplexobj(ans):  # the imaginary part was dropped
+    if is_complex(x) and not is_complex(ans):  # the imaginary part was dropped
         return real_cotangent(g) + 0j
     return g
 
 
 def _real_if_close_jvp(ts, ans, x, tol=100):
-    return ts[0] if np.iscomplexobj(ans) else np.real(ts[0])
+    return ts[0] if is_complex(ans) else np.real(ts[0])
 
 
 defrule(np.real_if_close, [_real_if_close_vjp, None], _real_if_close_jvp)

@@ -7,7 +7,7 @@ reduces the batched tangent over the same axes shifted by the batch axis.
 
 import numpy as np
 
-from .rules import _ndim, defrule, real_cotangent
+from .rules import _ndim, defrule, is_complex, real_cotangent
 
 
 def _axes(axis, ndim):
@@ -127,7 +127,7 @@ def _moments(fn):
         scale = 2.0 / (_count(np.shape(x), axis) - ddof)
         if std:
             scale = scale / (2.0 * ans)
-        return np.conj(centred) * scale if np.iscomplexobj(x) else centred * scale
+        return np.conj(centred) * scale if is_complex(x) else centred * scale
 
     def vjp(g, ans, x, axis, ddof=0):
         return real_cotangent(g) * factor(ans, x, axis, ddof)
@@ -185,7 +185,7 @@ def _norm_weight(ans, x, ord, axis, keepdims):
     kind, p, axes = _norm_kind(x, ord, axis)
     full = expand(ans, np.shape(x), axes, keepdims)
     mag = np.abs(x)
-    direction = np.conj(x) / np.where(mag, mag, 1.0) if np.iscomplexobj(x) else np.sign(x)
+    direction = np.conj(x) / np.where(mag, mag, 1.0) if is_complex(x) else np.sign(x)
     if p == np.inf or p == -np.inf:
         hit = mag == full
         return direction * hit / np.sum(hit, axis=axes, keepdims=True)

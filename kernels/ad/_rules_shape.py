@@ -12,7 +12,16 @@ import numpy as np
 
 from . import _arrays
 from ._rules_reduce import batched_axis
-from .rules import EveryArgument, MissingRuleError, Scatter, _lift, _ndim, defcanonical, defrule
+from .rules import (
+    EveryArgument,
+    MissingRuleError,
+    Scatter,
+    _lift,
+    _ndim,
+    defcanonical,
+    defrule,
+    is_complex,
+)
 
 
 def _shift(axis, ndim):
@@ -106,7 +115,7 @@ def _cast_jvp(ts, ans, x, dtype=None, **kw):
     if dtype is not None and np.dtype(dtype).kind not in "fc":
         return np.zeros((len(ts[0]),) + np.shape(ans))
     t = ts[0]
-    return t if np.iscomplexobj(ans) or not np.iscomplexobj(t) else np.real(t)
+    return t if is_complex(ans) or not is_complex(t) else np.real(t)
 
 
 defrule(_arrays.asarray, [_cast_vjp, None], _cast_jvp)

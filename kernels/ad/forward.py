@@ -253,7 +253,9 @@ def _dispatch(fn, args, kwargs):
     canonical form (joins, np.array of a list) or its composite (several outputs), else
     :func:`_apply`."""
     if fn in rules.NONDIFFERENTIABLE:
-        return fn(*map(_value, args), **{k: _value(v) for k, v in kwargs.items()})
+        if kwargs:
+            kwargs = {k: _value(v) for k, v in kwargs.items()}
+        return fn(*map(_value, args), **kwargs)
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs)
     else:
@@ -432,7 +434,7 @@ def _gradient_flat(f, args, chunk):
         if np.ndim(result) != 0:
             raise ValueError(f"gradient needs a scalar-valued function; f returned shape "
                              f"{np.shape(result)}: use jacobian")
-        if np.iscomplexobj(result):
+        if rules.is_complex(_value(result)):
             raise TypeError("gradient needs a real-valued function; f returned a complex "
                             "value (take np.real, np.abs or np.abs(...) ** 2 of it)")
         parts.append(_partials_of(result, tag, size, ()))

@@ -95,7 +95,7 @@ class Variable:
             if shape == ():
                 g = float(g)
         for leaf, ct in _backpropagate(self, g).values():
-            ct = np.real(ct) if np.iscomplexobj(ct) else ct  # a real leaf's share
+            ct = np.real(ct) if rules.is_complex(ct) else ct  # a real leaf's share
             leaf.grad = ct if leaf.grad is None else leaf.grad + ct
 
     @classmethod
@@ -286,7 +286,9 @@ def _dispatch(fn, args, kwargs):
     its canonical form (joins, np.array of a list) or its composite (several outputs),
     else :func:`_apply`."""
     if fn in rules.NONDIFFERENTIABLE:
-        return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in (kwargs or {}).items()})
+        if kwargs:
+            return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
+        return fn(*[_plain(a) for a in args])
     if fn in rules.CANONICAL:
         fn, args, kwargs, _ = rules.canonical(fn, args, kwargs or {})
     else:
@@ -533,7 +535,8 @@ def gradient(f, *args):
     """
     leaves = []
     for i, a in enumerate(args):
-        value = a if type(a) is _ndarray and a.dtype is _F64 else \
+        t = type(a)
+        value = a if t is float or t is _ndarray and a.dtype is _F64 else \
             check_argument(i, a, "reverse mode")
         leaf = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
         leaf.value = value
@@ -549,7 +552,7 @@ def gradient(f, *args):
             _arrays.leave()
         if isinstance(out, Variable):
             v = out.value
-            if type(v) is not _float64 and type(v) is not float and np.iscomplexobj(v):
+            if rules.is_complex(v):
                 raise TypeError("gradient needs a real-valued f; f returned a complex value "
                                 "(take np.real, np.abs or np.abs(...) ** 2 of it)")
             if _shape(out.value) != ():
