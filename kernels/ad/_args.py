@@ -16,6 +16,8 @@ _SCALARS = (float, int, np.floating, np.integer)
 def check_argument(i, a, engine):
     """``a`` as the engine differentiates it (a float for a scalar, the array itself for a
     float array); TypeError naming argument ``i`` for anything else."""
+    if type(a) is float:  # the common scalar, first
+        return a
     if isinstance(a, np.ndarray):
         if a.dtype.kind == "f":
             return a

@@ -72,7 +72,8 @@ def _index_value(index):
 
 
 defrule(operator.getitem,
-        [lambda g, ans, x, index: Scatter(np.shape(x), _index_value(index), g), None],
+        [lambda g, ans, x, index: Scatter(np.shape(x), index if type(index) is int
+                                          else _index_value(index), g), None],
         _getitem_jvp)
 
 

@@ -300,7 +300,7 @@ def _finish(fn, values, tangents, kwargs, tag):
     rule = rules.RULES.get(fn) or rules.lookup(fn)
     ans = _evaluate(fn, values, kwargs)
     partials = rule.jvp(tangents, ans, *values, **kwargs)
-    if type(ans) is np.ndarray and ans.ndim:
+    if type(ans) is np.ndarray:  # (a 0-d array too: numpy answers its len() and indexing)
         return ArrayDual(ans, partials, tag)
     return Dual(ans, partials, tag)
 

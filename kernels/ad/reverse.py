@@ -260,7 +260,9 @@ _table_methods()
 
 def _record(value, vjps, args, kwargs, parents):
     """A new interior Variable; slots are set directly to skip ``__init__``'s checks."""
-    v = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
+    # every ndarray value is an ArrayVariable (a 0-d one too: numpy answers its len() and
+    # indexing with its own errors), without reading .ndim on the hot path
+    v = _new(ArrayVariable if type(value) is _ndarray else Variable)
     v.value = value
     v.grad = None
     v._seq = _next_seq()

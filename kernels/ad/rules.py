@@ -160,17 +160,23 @@ def densify(ct):
         ct = ScatterSum(ct.shape, [ct])
     if not isinstance(ct, ScatterSum):
         return ct
-    ints = [p for p in ct.parts if type(p.index) is int]
+    # (loops, not comprehensions: in Python 3.11 a comprehension reading a local of this
+    # function would make that local a cell on every call)
+    ints, rest = [], []
+    for p in ct.parts:
+        (ints if type(p.index) is int else rest).append(p)
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
     else:
-        ints = []
-    rest = [p for p in ct.parts if not (ints and type(p.index) is int)]
+        rest, ints = ct.parts, []
     # complex only if some part is (a state vector's amplitudes): checked per part by type,
     # not by np.result_type over every part
-    dtype = complex if (ints and values.dtype.kind == "c") or any(
-        is_complex(p.values) for p in rest) else float
-    out = np.zeros(ct.shape, dtype=dtype)
+    complex_ = bool(ints) and values.dtype.kind == "c"
+    for p in rest:
+        if is_complex(p.values):
+            complex_ = True
+            break
+    out = np.zeros(ct.shape, dtype=complex if complex_ else float)
     if ints:
         np.add.at(out, index, values)
     for p in rest:

@@ -154,6 +154,9 @@ def _output(ct, a):
 
 
 def _check_value(value, t):
+    if np.iscomplexobj(value) and np.ndim(value) == 0:
+        raise TypeError(f"gradient needs a real-valued function; {t.name} returned a complex "
+                        f"value (take np.real, np.abs or np.abs(...) ** 2 of it)")
     if isinstance(value, np.ndarray):
         if value.ndim == 0 and value.dtype.kind in "fiu":
             return
