@@ -211,13 +211,14 @@ def accumulate(acc, ct, shape):
 def as_output(ct, like):
     """A finished gradient in the contract's form: a float for a scalar argument, else an
     array of ``like``'s shape (zeros where nothing flowed back)."""
-    if type(ct) is float and type(like) is float:
-        return ct
-    if type(ct) is np.ndarray and type(like) is np.ndarray:
+    t = type(ct)
+    if type(like) is np.ndarray:
         # the usual case, checked first: a float64 array of like's shape that owns its data
-        if (ct.dtype is _F64 and ct.shape == like.shape and ct.base is None
-                and ct is not like and ct.flags.writeable):
+        if (t is np.ndarray and ct.dtype is _F64 and ct.shape == like.shape
+                and ct.base is None and ct is not like and ct.flags.writeable):
             return ct
+    elif t is float or t is np.float64:  # a scalar argument's real cotangent
+        return float(ct)
     if ct is None:
         ct = np.zeros(np.shape(like))
     ct = densify(ct)

@@ -204,7 +204,18 @@ CONSTRUCTS = [
      [np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn]),
     ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
+    ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
+     [np.sin]),
     # builtins
     ("builtins", lambda x: max(x[0], x[1] * 2.0) + min(x[2], 0.5) + abs(x[0] - 2.0)
      + pow(x[1], 3) + sum(x), lambda rng: (np.array([0.6, 1.3, 0.9]),), [abs, pow]),
 ]
+
+
+def comprehensions(x):
+    """List comprehensions and generator expressions (the source engine builds them as
+    loops); ``xi`` outside must not be clobbered by the comprehensions' own ``xi``."""
+    xi = 2.0
+    rows = [[a * b for b in x if b > 0.7] for a in x]
+    weighted = np.array([np.sin(xi) * (i + 1) for i, xi in enumerate(x)])
+    return sum(sum(r) for r in rows) + _weigh(weighted) * xi + sum(v * v for v in x)

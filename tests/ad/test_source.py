@@ -366,11 +366,13 @@ def r_lambda(x):
 
 
 def r_comprehension(x):
-    return np.sum([xi for xi in x])  # <- list comprehension
+    while np.sum([xi for xi in x]) > 9.0:  # <- list comprehension evaluated conditionally
+        x = x / 2.0
+    return np.sum(x)
 
 
 def r_generator(x):
-    return sum(xi for xi in x)  # <- generator expression
+    return x[0] > 0 and sum(xi for xi in x)  # <- generator expression evaluated conditionally
 
 
 def r_def(x):

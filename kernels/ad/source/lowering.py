@@ -32,7 +32,16 @@ from .ir import (
     Unpack,
     Value,
 )
-from .parse import Where, check, error, function_node, rewrite_appends, rewrite_jumps
+from .parse import (
+    Where,
+    check,
+    check_no_comprehension,
+    error,
+    function_node,
+    rewrite_appends,
+    rewrite_comprehensions,
+    rewrite_jumps,
+)
 from .scope import (
     MISSING,
     EnumerateHeader,
@@ -98,6 +107,8 @@ class _Lowerer:
             stmts = node.body
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         flags = Names(used | set(params) | set(code.co_names))
+        stmts = rewrite_comprehensions(stmts, flags.numbered)
+        check_no_comprehension(stmts, self.where)
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
         stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))
         self.scope = scope = Scope(fn, stmts, params, used | flags.issued)

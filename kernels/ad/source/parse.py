@@ -40,8 +40,7 @@ _REFUSED = {
     ast.With: "with statement", ast.AsyncWith: "async with", ast.AsyncFor: "async for",
     ast.AsyncFunctionDef: "nested async def", ast.Await: "await",
     ast.FunctionDef: "nested def", ast.ClassDef: "class definition", ast.Lambda: "lambda",
-    ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
-    ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression",
+    ast.SetComp: "set comprehension", ast.DictComp: "dict comprehension",
     ast.Global: "global statement", ast.Nonlocal: "nonlocal statement",
     ast.Yield: "yield", ast.YieldFrom: "yield from", ast.NamedExpr: "assignment expression (:=)",
     ast.Delete: "del statement", ast.Import: "import inside the function",
@@ -220,3 +219,110 @@ def rewrite_appends(stmts, local_names):
             if isinstance(s, (ast.If, ast.For, ast.While)):
                 rewrite_appends(getattr(s, block), local_names)
     return stmts
+
+
+# -- list comprehensions and generator expressions --------------------------------------
+
+#: statements whose expressions are evaluated once, before anything else in them runs, so a
+#: comprehension in them may be computed just before the statement
+_ONCE = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return, ast.Expr, ast.If, ast.For)
+#: expressions that may not evaluate all of their parts: a comprehension inside is left
+#: where it is (and refused)
+_LAZY = (ast.IfExp, ast.BoolOp, ast.Lambda)
+
+
+class _Rename(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        new = self.names.get(node.id)
+        return ast.copy_location(ast.Name(new, node.ctx), node) if new else node
+
+
+def _hoistable(stmt):
+    """The comprehensions of ``stmt`` evaluated whenever ``stmt`` is (outermost only)."""
+    found = []
+
+    def visit(node, lazy):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.stmt, ast.excepthandler)):
+                continue  # nested blocks are rewritten on their own
+            if isinstance(child, (ast.ListComp, ast.GeneratorExp)) and not lazy:
+                found.append(child)
+                continue
+            visit(child, lazy or isinstance(child, _LAZY))
+    if isinstance(stmt, _ONCE):
+        parts = [stmt.test] if isinstance(stmt, ast.If) else \
+            [stmt.iter] if isinstance(stmt, ast.For) else [stmt]
+        for part in parts:
+            if isinstance(part, (ast.ListComp, ast.GeneratorExp)):
+                found.append(part)
+            else:
+                visit(part, isinstance(part, _LAZY))
+    return found
+
+
+def _loops(comp, result, fresh):
+    """The statements that build ``result`` as ``comp`` does: nested for loops (targets
+    renamed, since a comprehension's names are its own), ifs, and an append."""
+    renames = {}
+    for gen in comp.generators:
+        for t in ast.walk(gen.target):
+            if isinstance(t, ast.Name) and t.id not in renames:
+                renames[t.id] = fresh(f"_c_{t.id}")
+    rename = _Rename(renames)
+    body = [ast.Expr(ast.Call(ast.Attribute(ast.Name(result, ast.Load()), "append",
+                                            ast.Load()),
+                              [rename.visit(copy.deepcopy(comp.elt))], []))]
+    for k in range(len(comp.generators) - 1, -1, -1):
+        gen = comp.generators[k]
+        for cond in reversed(gen.ifs):
+            body = [ast.If(rename.visit(copy.deepcopy(cond)), body, [])]
+        # the first iterable is read in the enclosing scope, the others see the targets
+        it = gen.iter if k == 0 else rename.visit(copy.deepcopy(gen.iter))
+        body = [ast.For(rename.visit(copy.deepcopy(gen.target)), it, body, [])]
+    return [ast.Assign([ast.Name(result, ast.Store())], ast.List([], ast.Load()))] + body
+
+
+def rewrite_comprehensions(stmts, fresh):
+    """Rewrite each list comprehension and generator expression (as a list) into the loop
+    that builds it, placed just before its statement, where that statement evaluates it
+    exactly once (not in a while test, nor under ``and``/``or``/``if else``); the rest stay,
+    and ``check_no_comprehension`` refuses them. In place; returns ``stmts``."""
+    out = []
+    for s in stmts:
+        for block in ("body", "orelse"):
+            if isinstance(s, (ast.If, ast.For, ast.While)):
+                setattr(s, block, rewrite_comprehensions(getattr(s, block), fresh))
+        for comp in _hoistable(s):
+            result = fresh("_comprehension")
+            out.extend(ast.fix_missing_locations(ast.copy_location(n, s))
+                       for n in rewrite_comprehensions(_loops(comp, result, fresh), fresh))
+            comp.ad_result = result
+        out.append(_ReplaceHoisted().visit(s) if _hoistable(s) else s)
+    return out
+
+
+class _ReplaceHoisted(ast.NodeTransformer):
+    def _replace(self, node):
+        result = getattr(node, "ad_result", None)
+        if result is None:
+            return self.generic_visit(node)
+        return ast.copy_location(ast.Name(result, ast.Load()), node)
+
+    visit_ListComp = visit_GeneratorExp = _replace
+
+
+def check_no_comprehension(stmts, where):
+    """SourceTransformError for a comprehension left in place (see rewrite_comprehensions)."""
+    for s in stmts:
+        for node in ast.walk(s):
+            if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+                what = _REFUSED_COMPREHENSION[type(node)]
+                raise error(f"{what} evaluated conditionally (in a while test, under "
+                            f"and/or or a conditional expression)", node, where)
+
+
+_REFUSED_COMPREHENSION = {ast.ListComp: "list comprehension",
+                          ast.GeneratorExp: "generator expression"}
