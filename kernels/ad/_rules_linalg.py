@@ -241,3 +241,135 @@ def _matrix_power_jvp(ts, ans, a, n):
 
 
 defrule(np.linalg.matrix_power, [_matrix_power_vjp, None], _matrix_power_jvp)
+
+
+# -- svd, pinv, and the matrix norms made of singular values --------------------------------
+#
+# A = U S V^T with k = min(m, n) singular values (full_matrices=False, or a square A).
+# With dP = U^T dA V and F[i, j] = 1 / (s_j^2 - s_i^2) off the diagonal:
+#   dS = diag(dP)
+#   dU = U (F o (dP S + S dP^T)) + (I - U U^T) dA V S^-1
+#   dV = V (F o (S dP + dP^T S)) + (I - V V^T) dA^T U S^-1
+# and the vjp is the adjoint of the three together (see _svd_vjp). Distinct, nonzero
+# singular values are needed: where two meet, U and V are not differentiable.
+
+def _svd_check(a, full_matrices):
+    value = a.value if hasattr(a, "value") else a
+    if np.iscomplexobj(value):
+        raise MissingRuleError("numpy.linalg.svd of a complex matrix has no derivative rule")
+    m, n = np.shape(value)[-2:]
+    if full_matrices and m != n:
+        raise MissingRuleError("numpy.linalg.svd(..., full_matrices=True) of a non-square "
+                               "matrix has no derivative rule (the extra singular vectors "
+                               "are not unique); pass full_matrices=False")
+
+
+def _svd_parts(a):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return u, s, _t(vh)
+
+
+def _svd_tangents(t, a):
+    """(dU, dS, dV) for the batched tangent ``t`` of ``a``."""
+    u, s, v = _svd_parts(a)
+    dp = _t(u) @ t @ v
+    s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2
+    k = s.shape[-1]
+    off = ~np.eye(k, dtype=bool)
+    f = np.where(off, 1.0 / np.where(off, s2, 1.0), 0.0)
+    smat = s[..., None, :] * np.eye(k)  # diag(s)
+    ds = np.diagonal(dp, axis1=-2, axis2=-1)
+    du = u @ (f * (dp @ smat + smat @ _t(dp))) + (t @ v - u @ (_t(u) @ t @ v)) / s[..., None, :]
+    dv = v @ (f * (smat @ dp + _t(dp) @ smat)) + (_t(t) @ u - v @ (_t(v) @ _t(t) @ u)) \
+        / s[..., None, :]
+    return du, ds, dv
+
+
+def _svd_vjp(gu, gs, gv, a):
+    u, s, v = _svd_parts(a)
+    k = s.shape[-1]
+    s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2
+    off = ~np.eye(k, dtype=bool)
+    f = np.where(off, 1.0 / np.where(off, s2, 1.0), 0.0)
+    smat = s[..., None, :] * np.eye(k)
+    inner = 0.0
+    out = 0.0
+    if gs is not None:
+        inner = inner + gs[..., None, :] * np.eye(k)
+    if gu is not None:
+        j = f * (_t(u) @ gu)
+        inner = inner + (j + _t(j)) @ smat
+        out = out + (gu - u @ (_t(u) @ gu)) / s[..., None, :] @ _t(v)
+    if gv is not None:
+        kk = f * (_t(v) @ gv)
+        inner = inner + smat @ (kk + _t(kk))
+        out = out + (u / s[..., None, :]) @ (_t(gv) - (_t(gv) @ v) @ _t(v))
+    return u @ inner @ _t(v) + out
+
+
+@primitive
+def singular_values(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+@primitive
+def left_vectors(a):
+    return np.linalg.svd(a, full_matrices=False)[0]
+
+
+@primitive
+def right_vectors_h(a):
+    return np.linalg.svd(a, full_matrices=False)[2]
+
+
+defrule(singular_values, [lambda g, ans, a: _svd_vjp(None, g, None, a)],
+        lambda ts, ans, a: _svd_tangents(ts[0], a)[1])
+defrule(left_vectors, [lambda g, ans, a: _svd_vjp(g, None, None, a)],
+        lambda ts, ans, a: _svd_tangents(ts[0], a)[0])
+defrule(right_vectors_h, [lambda g, ans, a: _svd_vjp(None, None, _t(g), a)],
+        lambda ts, ans, a: _t(_svd_tangents(ts[0], a)[2]))
+
+Svd = namedtuple("Svd", ["U", "S", "Vh"])
+
+
+def _svd_composite(a, full_matrices=True, compute_uv=True, hermitian=False):
+    _svd_check(a, full_matrices and compute_uv)
+    if not compute_uv:
+        return singular_values(a)
+    return Svd(left_vectors(a), singular_values(a), right_vectors_h(a))
+
+
+def _svd_rule_vjp(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    _svd_check(a, full_matrices and compute_uv)
+    if not compute_uv:
+        return _svd_vjp(None, g, None, a)
+    gu, gs, gvh = g
+    return _svd_vjp(gu, gs, None if gvh is None else _t(gvh), a)
+
+
+defrule(np.linalg.svd, [_svd_rule_vjp, None, None], None, composite=_svd_composite)
+
+
+def _pinv_check(kwargs):
+    if kwargs.get("hermitian"):
+        raise MissingRuleError("numpy.linalg.pinv(..., hermitian=True) has no derivative rule")
+
+
+def _pinv_vjp(g, ans, a, *args, **kw):
+    # for a matrix of full rank (constant rank near the point): Golub and Pereyra's formula
+    _pinv_check(kw)
+    p = ans
+    eye_m, eye_n = np.eye(np.shape(a)[-2]), np.eye(np.shape(a)[-1])
+    return (-_t(p) @ g @ _t(p) + (eye_m - a @ p) @ _t(g) @ p @ _t(p)
+            + _t(p) @ p @ _t(g) @ (eye_n - p @ a))
+
+
+def _pinv_jvp(ts, ans, a, *args, **kw):
+    _pinv_check(kw)
+    p, t = ans, ts[0]
+    eye_m, eye_n = np.eye(np.shape(a)[-2]), np.eye(np.shape(a)[-1])
+    return (-p @ t @ p + p @ _t(p) @ _t(t) @ (eye_m - a @ p)
+            + (eye_n - p @ a) @ _t(t) @ _t(p) @ p)
+
+
+defrule(np.linalg.pinv, [_pinv_vjp, None], _pinv_jvp)

@@ -7,7 +7,7 @@ reduces the batched tangent over the same axes shifted by the batch axis.
 
 import numpy as np
 
-from .rules import _ndim, defrule, is_complex, real_cotangent
+from .rules import MissingRuleError, _ndim, defrule, is_complex, real_cotangent
 
 
 def _axes(axis, ndim):
@@ -165,15 +165,16 @@ defrule(np.cumsum, [_cumsum_vjp, None], _cumsum_jvp)
 def _norm_kind(x, ord, axis):
     """('vector', p, axis) or ('fro', None, axes), or MissingRuleError for the norms whose
     derivative needs singular values (2, -2, 'nuc' of matrices) or has none (ord 0)."""
-    from .rules import MissingRuleError
     ndim = np.ndim(x)
     matrix = (axis is None and ndim == 2 and ord is not None) or (
         isinstance(axis, tuple) and len(axis) == 2)
     if matrix:
         if ord in (None, "fro"):
             return "fro", 2, axis if axis is not None else (0, 1)
-        raise MissingRuleError(f"numpy.linalg.norm of a matrix with ord={ord!r}: only the "
-                               f"Frobenius norm (ord=None or 'fro') has a rule")
+        if ord in (2, -2, "nuc"):
+            return "singular", ord, axis if axis is not None else (0, 1)
+        raise MissingRuleError(f"numpy.linalg.norm of a matrix with ord={ord!r}: the "
+                               f"Frobenius, nuclear and 2-norms have rules")
     p = 2 if ord is None else ord
     if p == 0 or isinstance(p, str):
         raise MissingRuleError(f"numpy.linalg.norm with ord={ord!r} has no derivative rule")
@@ -183,6 +184,8 @@ def _norm_kind(x, ord, axis):
 def _norm_weight(ans, x, ord, axis, keepdims):
     """d norm / dx, of x's shape (axis None: x read flat, as numpy does for ord None)."""
     kind, p, axes = _norm_kind(x, ord, axis)
+    if kind == "singular":
+        return _singular_weight(x, p, axes)
     full = expand(ans, np.shape(x), axes, keepdims)
     mag = np.abs(x)
     direction = np.conj(x) / np.where(mag, mag, 1.0) if is_complex(x) else np.sign(x)
@@ -244,3 +247,21 @@ def _cumprod_jvp(ts, ans, x, axis=None, dtype=None):
 
 
 defrule(np.cumprod, [_cumprod_vjp, None], _cumprod_jvp)
+
+
+def _singular_weight(x, ord, axes):
+    """d norm / dx for the norms made of singular values: d s_i = u_i^T dx v_i, so the
+    nuclear norm's weight is U V^T, the 2-norm's u_0 v_0^T (the largest), -2's the last."""
+    from ._rules_linalg import _svd_parts
+    if np.iscomplexobj(x):
+        raise MissingRuleError(f"numpy.linalg.norm(..., ord={ord!r}) of a complex matrix has "
+                               f"no derivative rule")
+    axes = tuple(a % np.ndim(x) for a in axes)
+    moved = np.moveaxis(x, axes, (-2, -1))
+    u, s, v = _svd_parts(moved)
+    if ord == "nuc":
+        w = u @ np.swapaxes(v, -1, -2)
+    else:
+        i = 0 if ord == 2 else -1
+        w = u[..., :, i, None] * v[..., None, :, i]
+    return np.moveaxis(w, (-2, -1), axes)

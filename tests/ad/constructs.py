@@ -206,6 +206,13 @@ CONSTRUCTS = [
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
      [np.sin]),
+    ("svd", lambda a, w: _weigh(np.linalg.svd(a, compute_uv=False) ** 2) + svd_parts(a, w),
+     lambda rng: (rng.standard_normal((4, 3)), rng.standard_normal((4, 3))),
+     [np.linalg.svd, _rules_linalg.singular_values, _rules_linalg.left_vectors,
+      _rules_linalg.right_vectors_h]),
+    ("svd-square-pinv-norms", lambda a: _weigh(np.linalg.svd(a)[0] * a) + _weigh(np.linalg.pinv(a))
+     + np.linalg.norm(a, "nuc") + np.linalg.norm(a, 2) - np.linalg.norm(a, -2),
+     lambda rng: (rng.standard_normal((3, 3)),), [np.linalg.pinv, np.linalg.norm]),
     # builtins
     ("builtins", lambda x: max(x[0], x[1] * 2.0) + min(x[2], 0.5) + abs(x[0] - 2.0)
      + pow(x[1], 3) + sum(x), lambda rng: (np.array([0.6, 1.3, 0.9]),), [abs, pow]),
@@ -219,3 +226,8 @@ def comprehensions(x):
     rows = [[a * b for b in x if b > 0.7] for a in x]
     weighted = np.array([np.sin(xi) * (i + 1) for i, xi in enumerate(x)])
     return sum(sum(r) for r in rows) + _weigh(weighted) * xi + sum(v * v for v in x)
+
+
+def svd_parts(a, w):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return np.sum(u * w) + _weigh(s) + _weigh(vh)

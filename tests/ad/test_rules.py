@@ -130,6 +130,11 @@ def _vjp_jvp_pairs():
         ("fft2", np.fft.fft2, (t3,), {}), ("ifft2", np.fft.ifft2, (t3,), {"norm": "ortho"}),
         ("fftn", np.fft.fftn, (t3,), {}), ("ifftn", np.fft.ifftn, (t3,), {"axes": (0, 2)}),
         ("matrix_power", np.linalg.matrix_power, (sq, 3), {}),
+        ("singular_values", _rules_linalg.singular_values, (m.T,), {}),
+        ("left_vectors", _rules_linalg.left_vectors, (m,), {}),
+        ("right_vectors_h", _rules_linalg.right_vectors_h, (m.T,), {}),
+        ("pinv", np.linalg.pinv, (m,), {}), ("norm-nuc", np.linalg.norm, (m, "nuc"), {}),
+        ("norm-2", np.linalg.norm, (sq,), {"ord": 2}), ("norm--2", np.linalg.norm, (m, -2), {}),
     ]
 
 
