@@ -102,5 +102,8 @@ def outer(x, y):
     return np.dot(z, inner(z, x))
 
 
+#: the cases of the problems' operations (the torch adapter's numpy namespace covers these)
+BASIC_CASES = list(CASES)
+BASIC_IDS = [c[0] for c in BASIC_CASES]
 CASES += CONSTRUCTS  # every construct of the rule table, tests/ad/constructs.py
 IDS = [c[0] for c in CASES]

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from kernels.ad import ENGINES, rules, source
+from kernels.ad import ENGINES, source
 from kernels.ad._arrays import EscapeError
 
 from .reference import normwise_error, ridders_gradient
@@ -146,12 +146,13 @@ EXPECT = {
                                  mean_method, int_cast)},
     (float_cast, "forward"): (EscapeError, "float() of a dual number"),
     (float_cast, "reverse"): (EscapeError, "float() of a Variable"),
-    (float_cast, "source"): (rules.MissingRuleError, "builtins.float"),
+    (float_cast, "source"): (source.SourceTransformError, "float() of a differentiable value"),
     (preallocated, "forward"): (EscapeError, "test_escapes.py, line"),
     (preallocated, "reverse"): (EscapeError, "test_escapes.py, line"),
     (preallocated, "source"): (source.SourceTransformError, "assignment to a subscript"),
     (math_function, "forward"): (EscapeError, "would drop its derivative"),
-    (math_function, "source"): (rules.MissingRuleError, "math.sin"),
+    (math_function, "source"): (source.SourceTransformError, "test_escapes.py, line"),
+    (numpy_scalar, "source"): (source.SourceTransformError, "float64()"),
     (item, "reverse"): (EscapeError, ".item() of a Variable"),
     (complex_result, None): (TypeError, "complex"),
 }

@@ -460,6 +460,7 @@ class _Lowerer:
             raise error("**kwargs in a call", e, self.where)
         if kind == "method" and (e.func.attr in rules.METHODS or self.active(e.func.value)):
             return self.method(e, hint)
+        self.check_escape(e)
         args = [self.expr(a) for a in e.args]
         kwargs = [(k.arg, self.expr(k.value)) for k in e.keywords]
         fn = self.library_rule(e, kwargs)
@@ -481,6 +482,19 @@ class _Lowerer:
                     callee=self.plain(e.func), back=back)
         self.emit(op)
         return Ref(out)
+
+    def check_escape(self, e):
+        """A conversion to a plain number (``float(x)``, ``math.sin(x)``, ``np.float64(x)``)
+        of a differentiable value would drop its derivative: refused here, with the line."""
+        obj = self.scope.resolve(e.func)
+        plain_number = obj is float or obj is complex or (
+            isinstance(obj, type) and issubclass(obj, np.generic))
+        if plain_number or getattr(obj, "__module__", None) in ("math", "cmath"):
+            name = getattr(obj, "__qualname__", None) or ast.unparse(e.func)
+            where = f"{obj.__module__}." if getattr(obj, "__module__", None) in (
+                "math", "cmath") else ""
+            raise error(f"{where}{name}() of a differentiable value (it would drop the "
+                        f"derivative: numpy functions and operators keep it)", e, self.where)
 
     def library_rule(self, e, kwargs):
         """The numpy function called by ``e`` (``np.trace(x)``, ``np.linalg.inv(a)``) when its
