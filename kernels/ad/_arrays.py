@@ -14,6 +14,7 @@ stop that:
   naming the escape and the user's line (:func:`escape`).
 """
 
+import operator
 import os
 import sys
 
@@ -57,6 +58,39 @@ ESCAPE_HINTS = {
              "np.stack or np.concatenate (called as numpy.<name>), not by assigning into an "
              "existing array",
 }
+
+
+class Traced:
+    """What an engine's traced value does when asked to become a plain number: raise
+    EscapeError naming the escape and the line (``int()`` and indexing by it are allowed:
+    an integer is locally constant, so a zero derivative is the right one). Subclasses set
+    ``_AD_NAME`` ("a dual number") and ``_AD_ENGINE`` ("forward mode")."""
+
+    __slots__ = ()
+    _AD_NAME, _AD_ENGINE = "a traced value", "an AD engine"
+
+    def _escape(self, what, hint):
+        return escape(what, self._AD_ENGINE, ESCAPE_HINTS[hint])
+
+    def __float__(self):
+        raise self._escape(f"float() of {self._AD_NAME}", "float")
+
+    def __complex__(self):
+        raise self._escape(f"complex() of {self._AD_NAME}", "float")
+
+    def __array__(self, dtype=None, copy=None):
+        raise self._escape(f"{self._AD_NAME} converted to a plain numpy array", "array")
+
+    def item(self, *args):
+        raise self._escape(f".item() of {self._AD_NAME}", "float")
+
+    tolist = item
+
+    def __int__(self):
+        return int(self.value)
+
+    def __index__(self):
+        return operator.index(self.value)
 
 
 def is_traced(x):

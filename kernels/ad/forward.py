@@ -73,10 +73,12 @@ def _balanced(n, limit):
     return -(-n // passes)
 
 
-class Dual:
-    """A value with its partials along a chunk of directions (see the module docstring)."""
+class Dual(_arrays.Traced):
+    """A value with its partials along a chunk of directions (see the module docstring).
+    ``float()``, ``__array__`` and ``.item()`` raise EscapeError (``_arrays.Traced``)."""
 
     __slots__ = ("value", "partials", "tag")
+    _AD_NAME, _AD_ENGINE = "a dual number", "forward mode"
     __array_priority__ = 100
 
     def __init__(self, value, partials, tag):
@@ -108,33 +110,8 @@ class Dual:
     size = property(lambda self: np.size(self.value))
     dtype = property(lambda self: np.result_type(self.value))
 
-    # a traced value never silently becomes a plain number (kernels.ad._arrays)
-    def __float__(self):
-        raise _arrays.escape("float() of a dual number", "forward mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    def __complex__(self):
-        raise _arrays.escape("complex() of a dual number", "forward mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    def __array__(self, dtype=None, copy=None):
-        raise _arrays.escape("a dual number converted to a plain numpy array",
-                             "forward mode", _arrays.ESCAPE_HINTS["array"])
-
     def __bool__(self):
         return bool(self.value)
-
-    def __int__(self):
-        return int(self.value)  # locally constant: a zero derivative is the right one
-
-    def __index__(self):
-        return operator.index(self.value)
-
-    def item(self, *args):
-        raise _arrays.escape(".item() of a dual number", "forward mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    tolist = item
 
     __hash__ = object.__hash__
 

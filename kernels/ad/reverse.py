@@ -36,7 +36,7 @@ _REAL_KINDS = frozenset("fiu")
 _NUMERIC_KINDS = frozenset("fiucb")
 
 
-class Variable:
+class Variable(_arrays.Traced):
     """A value in a differentiable computation: a float or a real float64 ndarray.
 
     ``Variable(value)`` makes a *leaf* (an input). Operations on Variables return new
@@ -55,6 +55,7 @@ class Variable:
     """
 
     __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs")
+    _AD_NAME, _AD_ENGINE = "a Variable", "reverse mode"  # for the escape errors (_arrays)
 
     def __new__(cls, value=None):
         if cls is Variable and isinstance(value, _ndarray) and value.ndim:
@@ -170,32 +171,6 @@ class Variable:
     @property
     def dtype(self):
         return np.result_type(self.value)
-
-    # -- a Variable never silently becomes a plain number (kernels.ad._arrays) ---------------
-
-    def __float__(self):
-        raise _arrays.escape("float() of a Variable", "reverse mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    def __complex__(self):
-        raise _arrays.escape("complex() of a Variable", "reverse mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    def __array__(self, dtype=None, copy=None):
-        raise _arrays.escape("a Variable converted to a plain numpy array", "reverse mode",
-                             _arrays.ESCAPE_HINTS["array"])
-
-    def item(self, *args):
-        raise _arrays.escape(".item() of a Variable", "reverse mode",
-                             _arrays.ESCAPE_HINTS["float"])
-
-    tolist = item
-
-    def __int__(self):
-        return int(self.value)  # locally constant: a zero derivative is the right one
-
-    def __index__(self):
-        return operator.index(self.value)
 
     def __bool__(self):
         if _shape(self.value) != ():
