@@ -318,8 +318,8 @@ def _diag_jvp(ts, ans, v, k=0):
 defrule(np.diag, [_diag_vjp, None], _diag_jvp)
 
 
-def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, **kw):
-    if type(x) is np.ndarray and x.ndim == 2 and (axis1, axis2) == (0, 1):
+def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1:
         # the common call: g on the offset diagonal of zeros, written through a strided
         # view (np.eye builds the identity the same way)
         n, m = x.shape
@@ -337,7 +337,7 @@ def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, **kw):
     return np.moveaxis(out, (-2, -1), (axis1 % ndim, axis2 % ndim))
 
 
-def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1, **kw):
+def _trace_jvp(ts, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     ndim = _ndim(x)
     return np.trace(ts[0], offset, axis1=_shift(axis1, ndim), axis2=_shift(axis2, ndim))
 
