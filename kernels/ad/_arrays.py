@@ -331,11 +331,19 @@ def _first_traced(obj):
 
 
 _depth = 0
-_ORIGINALS = {name: getattr(np, name) for name in (*CONSTRUCTORS, *CONCATENATORS)}
-# built once: entering and leaving are two dict updates (a gradient call pays them)
-_WRAPPERS = {**{name: _wrap_constructor(_ORIGINALS[name]) for name in CONSTRUCTORS},
-             **{name: _Concatenator(name, _ORIGINALS[name]) for name in CONCATENATORS}}
+#: the names swapped while tracing: the constructors users write (np.asanyarray and
+#: np.ascontiguousarray of a traced value raise EscapeError in these engines; the source
+#: engine differentiates them through CONSTRUCTORS)
+_FOUR = ("array", "asarray", "r_", "c_")
+_ORIGINALS = {name: getattr(np, name) for name in _FOUR}
+# built once: entering and leaving are four item stores (a gradient call pays them)
+_WRAPPERS = {"array": _wrap_constructor(_ORIGINALS["array"]),
+             "asarray": _wrap_constructor(_ORIGINALS["asarray"]),
+             "r_": _Concatenator("r_", _ORIGINALS["r_"]),
+             "c_": _Concatenator("c_", _ORIGINALS["c_"])}
 _NUMPY_NAMES = vars(np)
+_WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
+_ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
 
 
 def enter():
@@ -347,7 +355,9 @@ def enter():
     EscapeError in the other thread), never give a wrong number."""
     global _depth
     if _depth == 0:
-        _NUMPY_NAMES.update(_WRAPPERS)
+        # four item stores: cheaper than dict.update, which walks its argument
+        names = _NUMPY_NAMES
+        names["array"], names["asarray"], names["r_"], names["c_"] = _WRAPPED_FOUR
     _depth += 1
 
 
@@ -355,7 +365,8 @@ def leave():
     global _depth
     _depth -= 1
     if _depth == 0:
-        _NUMPY_NAMES.update(_ORIGINALS)
+        names = _NUMPY_NAMES
+        names["array"], names["asarray"], names["r_"], names["c_"] = _ORIGINAL_FOUR
 
 
 class traced_numpy:
