@@ -242,27 +242,41 @@ def _kron_jvp(ts, ans, x, y):
 defrule(np.kron, [_kron_vjp(0), _kron_vjp(1)], _kron_jvp)
 
 
-def _cross_check(kwargs):
-    if kwargs:
-        raise MissingRuleError("the derivative rule of numpy.cross covers the default axes "
-                               "(3-vectors along the last axis)")
+def _cross_axes(kw):
+    """(axisa, axisb, axisc): where the 3-vectors of a, b and the result lie."""
+    axis = kw.get("axis")
+    if axis is not None:
+        return axis, axis, axis
+    return kw.get("axisa", -1), kw.get("axisb", -1), kw.get("axisc", -1)
+
+
+def _cross_vjp(which):
+    def vjp(g, ans, x, y, **kw):
+        ax, ay, ac = _cross_axes(kw)
+        if _ndim(x) and np.shape(x)[ax] != 3 or _ndim(y) and np.shape(y)[ay] != 3:
+            raise MissingRuleError("the derivative rule of numpy.cross covers 3-vectors")
+        gl = np.moveaxis(g, ac, -1)
+        if which == 0:  # d<g, x × y>/dx = y × g
+            return np.moveaxis(np.cross(np.moveaxis(y, ay, -1), gl), -1, ax)
+        return np.moveaxis(np.cross(gl, np.moveaxis(x, ax, -1)), -1, ay)
+    return vjp
 
 
 def _cross_jvp(ts, ans, x, y, **kw):
-    _cross_check(kw)
-    out = None
+    ax, ay, ac = _cross_axes(kw)
+    xl, yl = np.moveaxis(x, ax, -1), np.moveaxis(y, ay, -1)
     ndim = _ndim(ans)
-    if ts[0] is not None:
-        out = np.cross(_lift(ts[0], ndim), y)
-    if ts[1] is not None:
-        term = np.cross(x, _lift(ts[1], ndim))
+    out = None
+    for t, arg, first in ((ts[0], x, True), (ts[1], y, False)):
+        if t is None:
+            continue
+        tl = _lift(np.moveaxis(t, (ax if first else ay) % _ndim(arg) + 1, -1), ndim)
+        term = np.cross(tl, yl) if first else np.cross(xl, tl)
         out = term if out is None else out + term
-    return out
+    return np.moveaxis(out, -1, ac % ndim + 1)
 
 
-defrule(np.cross, [lambda g, ans, x, y, **kw: _cross_check(kw) or np.cross(y, g),
-                   lambda g, ans, x, y, **kw: _cross_check(kw) or np.cross(g, x)],
-        _cross_jvp)
+defrule(np.cross, [_cross_vjp(0), _cross_vjp(1)], _cross_jvp)
 
 
 # -- einsum -------------------------------------------------------------------------------

@@ -102,8 +102,11 @@ CONSTRUCTS = [
      [np.inner, np.outer]),
     ("kron", lambda a, b, u, v: _weigh(np.kron(a, b)) + _weigh(np.kron(u, v)),
      lambda rng: (_pos(rng, 2, 3), _pos(rng, 2, 2), _pos(rng, 3), _pos(rng, 2)), [np.kron]),
-    ("cross", lambda a, b: _weigh(np.cross(a, b)),
+    ("cross", lambda a, b: _weigh(np.cross(a, b)) + _weigh(np.cross(a.T, b, axisa=0, axisc=0))
+     + _weigh(np.cross(a.T, (a ** 2).T, axis=0).T + np.cross(b, a)),
      lambda rng: (_pos(rng, 2, 3), _pos(rng, 3)), [np.cross]),
+    ("early-return", lambda x: early_return(x) + early_return(x[::-1]),
+     lambda rng: (np.array([0.6, 1.2, 0.9]),), [np.sum]),
     # linear algebra
     ("inv-det", lambda a: _weigh(np.linalg.inv(a)) + np.linalg.det(a),
      lambda rng: (_spd(rng, 3) + np.triu(np.ones((3, 3))),), [np.linalg.inv, np.linalg.det]),
@@ -231,3 +234,13 @@ def comprehensions(x):
 def svd_parts(a, w):
     u, s, vh = np.linalg.svd(a, full_matrices=False)
     return np.sum(u * w) + _weigh(s) + _weigh(vh)
+
+
+def early_return(x):
+    """Returns before the end (the source engine makes the rest the else branch)."""
+    if x[0] > 1.0:
+        return np.sum(x ** 2)
+    y = x * 3.0
+    if y[1] < 0.0:
+        return 0.0
+    return np.sum(np.sin(y))

@@ -133,6 +133,7 @@ def _vjp_jvp_pairs():
         ("singular_values", _rules_linalg.singular_values, (m.T,), {}),
         ("left_vectors", _rules_linalg.left_vectors, (m,), {}),
         ("right_vectors_h", _rules_linalg.right_vectors_h, (m.T,), {}),
+        ("cross-axes", np.cross, (m[:, :3].T, sq), {"axisa": 0, "axisc": 0}),
         ("pinv", np.linalg.pinv, (m,), {}), ("norm-nuc", np.linalg.norm, (m, "nuc"), {}),
         ("norm-2", np.linalg.norm, (sq,), {"ord": 2}), ("norm--2", np.linalg.norm, (m, -2), {}),
     ]

@@ -427,8 +427,9 @@ def r_walrus(x):
 
 
 def r_early_return(x):
-    if np.sum(x) > 0:
-        return np.sum(x)  # <- return before the end of the function
+    for xi in x:
+        if xi > 0:
+            return xi  # <- return before the end of the function
     return 0.0
 
 

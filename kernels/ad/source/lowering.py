@@ -41,6 +41,7 @@ from .parse import (
     rewrite_appends,
     rewrite_comprehensions,
     rewrite_jumps,
+    rewrite_returns,
 )
 from .scope import (
     MISSING,
@@ -107,7 +108,7 @@ class _Lowerer:
             stmts = node.body
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         flags = Names(used | set(params) | set(code.co_names))
-        stmts = rewrite_comprehensions(stmts, flags.numbered)
+        stmts = rewrite_returns(rewrite_comprehensions(stmts, flags.numbered))
         check_no_comprehension(stmts, self.where)
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
         stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))

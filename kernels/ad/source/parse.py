@@ -326,3 +326,37 @@ def check_no_comprehension(stmts, where):
 
 _REFUSED_COMPREHENSION = {ast.ListComp: "list comprehension",
                           ast.GeneratorExp: "generator expression"}
+
+
+# -- early returns ----------------------------------------------------------------------
+
+def _returns(block):
+    """Whether every path through ``block`` ends in a return."""
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, ast.Return):
+        return True
+    return isinstance(last, ast.If) and _returns(last.body) and _returns(last.orelse)
+
+
+def rewrite_returns(stmts):
+    """Rewrite ``if c: return a`` followed by more statements into ``if c: return a
+    else: <the rest>`` (and the mirror image), recursively, so that every return ends its
+    path and the lowering sees structured control flow. A return inside a loop stays (and
+    is refused). Returns the new list."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.If):
+            s.body, s.orelse = rewrite_returns(s.body), rewrite_returns(s.orelse)
+            rest = stmts[i + 1:]
+            body_returns, else_returns = _returns(s.body), _returns(s.orelse)
+            if rest and (body_returns or else_returns):
+                if not else_returns:
+                    s.orelse = rewrite_returns(s.orelse + rest)
+                elif not body_returns:
+                    s.body = rewrite_returns(s.body + rest)
+                out.append(s)  # (both return: the rest is unreachable)
+                return out
+        out.append(s)
+    return out
