@@ -49,3 +49,21 @@ for _fn in (np.fft.fft2, np.fft.ifft2):
     _several_axes(_fn, (-2, -1))
 for _fn in (np.fft.fftn, np.fft.ifftn):
     _several_axes(_fn, None)
+
+
+def _rfft_vjp(g, ans, x, n=None, axis=-1, norm=None):
+    # x -> rfft(x) is real-linear; its transpose (JAX's convention, no conjugation) takes
+    # the half spectrum's cotangent, zero-padded to x's length, through fft, real part
+    _check_square(np.fft.rfft, n)
+    size = np.shape(x)[axis]
+    pad = [(0, 0)] * np.ndim(g)
+    pad[axis % np.ndim(g)] = (0, size - np.shape(g)[axis])
+    return np.real(np.fft.fft(np.pad(g, pad), axis=axis, norm=norm))
+
+
+def _rfft_jvp(ts, ans, x, n=None, axis=-1, norm=None):
+    _check_square(np.fft.rfft, n)
+    return np.fft.rfft(ts[0], axis=axis % _ndim(x) + 1, norm=norm)
+
+
+defrule(np.fft.rfft, [_rfft_vjp, None, None, None], _rfft_jvp)

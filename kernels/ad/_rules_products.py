@@ -10,7 +10,17 @@ import string
 
 import numpy as np
 
-from .rules import RULES, EveryArgument, MissingRuleError, _lift, _ndim, alias, defrule, unbroadcast
+from .rules import (
+    RULES,
+    EveryArgument,
+    MissingRuleError,
+    _lift,
+    _ndim,
+    alias,
+    defcanonical,
+    defrule,
+    unbroadcast,
+)
 
 
 def _swap(a):
@@ -281,6 +291,26 @@ defrule(np.cross, [_cross_vjp(0), _cross_vjp(1)], _cross_jvp)
 
 # -- einsum -------------------------------------------------------------------------------
 
+def _einsum_canonical(*args, **kwargs):
+    """np.einsum in the interleaved form (a, [0, 1], b, [1, 2], [0, 2]) as a subscripts
+    string; the string form as it is."""
+    if not args or isinstance(args[0], str):
+        return np.einsum, args, kwargs, lambda cts: tuple(cts)
+    pairs, out = (args[:-1], args[-1]) if len(args) % 2 else (args, None)
+    operands, sublists = list(pairs[0::2]), list(pairs[1::2])
+
+    def letters(sub):
+        return "".join("..." if k is Ellipsis else string.ascii_letters[k] for k in sub)
+    spec = ",".join(map(letters, sublists)) + ("" if out is None else "->" + letters(out))
+
+    def unflatten(cts):
+        back = [None] * len(args)
+        for k, ct in enumerate(cts[1:]):
+            back[2 * k] = ct
+        return tuple(back)
+    return np.einsum, (spec, *operands), kwargs, unflatten
+
+
 def _einsum_spec(subscripts, operands):
     """(input subscripts per operand, output subscripts), explicit, with '...' replaced by
     letters of their own."""
@@ -302,10 +332,6 @@ def _einsum_spec(subscripts, operands):
     else:  # implicit mode: the ellipsis axes, then letters seen once, in order
         counts = {c: "".join(inputs).count(c) for c in set("".join(inputs))}
         out = fill + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in fill))
-    for s in inputs:
-        if len(set(s)) != len(s):
-            raise MissingRuleError(f"numpy.einsum with a repeated index in one operand "
-                                   f"({subscripts!r}, a diagonal) has no derivative rule")
     return inputs, out, spare[ell:]
 
 
@@ -316,10 +342,18 @@ def _einsum_vjp(i, g, ans, subscripts, *operands, **kwargs):
     # an index of the operand found in neither the output nor the others was summed away:
     # its cotangent is constant along it (a broadcast, by a vector of ones)
     present = set(out).union(*(set(s) for s, _ in others))
-    ones = [(c, np.ones(np.shape(operands[i - 1])[target.index(c)])) for c in target
+    unique = "".join(dict.fromkeys(target))  # a repeated index (a diagonal) once
+    ones = [(c, np.ones(np.shape(operands[i - 1])[target.index(c)])) for c in unique
             if c not in present]
-    spec = ",".join([out] + [s for s, _ in others] + [c for c, _ in ones]) + "->" + target
-    return np.einsum(spec, g, *(op for _, op in others), *(o for _, o in ones))
+    spec = ",".join([out] + [s for s, _ in others] + [c for c, _ in ones]) + "->" + unique
+    ct = np.einsum(spec, g, *(op for _, op in others), *(o for _, o in ones))
+    if unique == target:
+        return ct
+    # the operand's diagonal (its repeated index) gets the cotangent; einsum's diagonal
+    # view of a fresh array is writeable
+    full = np.zeros(np.shape(operands[i - 1]), dtype=ct.dtype)
+    np.einsum(f"{target}->{unique}", full)[...] = ct
+    return full
 
 
 def _einsum_jvp(ts, ans, subscripts, *operands, **kwargs):
@@ -337,3 +371,4 @@ def _einsum_jvp(ts, ans, subscripts, *operands, **kwargs):
 
 
 defrule(np.einsum, EveryArgument(_einsum_vjp, first=1), _einsum_jvp)
+defcanonical(np.einsum, _einsum_canonical)

@@ -529,3 +529,40 @@ def _append_canonical(arr, values, axis=None):
 
 
 defcanonical(np.append, _append_canonical)
+
+
+# -- np.gradient: central differences along one axis ---------------------------------------
+
+def _gradient_check(x, varargs, kw):
+    """The axis and the (scalar) spacing of a np.gradient call this rule covers."""
+    axis = kw.get("axis")
+    if axis is None and _ndim(x) != 1:
+        raise MissingRuleError("numpy.gradient of an N-D array without axis= (several "
+                               "outputs) has no derivative rule; pass axis=")
+    if kw.get("edge_order", 1) != 1 or len(varargs) > 1 or any(np.ndim(v) for v in varargs):
+        raise MissingRuleError("numpy.gradient has a derivative rule for edge_order=1 and "
+                               "one scalar spacing")
+    if isinstance(axis, (tuple, list)):
+        raise MissingRuleError("numpy.gradient over several axes has no derivative rule")
+    return (0 if axis is None else axis % _ndim(x)), float(varargs[0]) if varargs else 1.0
+
+
+def _gradient_vjp(g, ans, x, *varargs, **kw):
+    axis, h = _gradient_check(x, varargs, kw)
+    g = np.moveaxis(g, axis, -1)
+    ct = np.zeros(g.shape, dtype=np.result_type(g, float))
+    ct[..., 0] -= g[..., 0] / h  # one-sided at the ends, central inside
+    ct[..., 1] += g[..., 0] / h
+    ct[..., -1] += g[..., -1] / h
+    ct[..., -2] -= g[..., -1] / h
+    ct[..., 2:] += g[..., 1:-1] / (2 * h)
+    ct[..., :-2] -= g[..., 1:-1] / (2 * h)
+    return np.moveaxis(ct, -1, axis)
+
+
+def _gradient_jvp(ts, ans, x, *varargs, **kw):
+    axis, h = _gradient_check(x, varargs, kw)
+    return np.gradient(ts[0], h, axis=axis + 1)
+
+
+defrule(np.gradient, [_gradient_vjp], _gradient_jvp)

@@ -105,6 +105,11 @@ CONSTRUCTS = [
     ("cross", lambda a, b: _weigh(np.cross(a, b)) + _weigh(np.cross(a.T, b, axisa=0, axisc=0))
      + _weigh(np.cross(a.T, (a ** 2).T, axis=0).T + np.cross(b, a)),
      lambda rng: (_pos(rng, 2, 3), _pos(rng, 3)), [np.cross]),
+    ("gradient-rfft-einsum", lambda x, m: _weigh(np.gradient(x))
+     + _weigh(np.gradient(m, 0.5, axis=0)) + _weigh(np.abs(np.fft.rfft(x)) ** 2)
+     + np.einsum("ii", m[:, :2] @ m[:, :2].T)
+     + _weigh(np.einsum(m, [0, 1], m, [0, 2], [1, 2])),
+     lambda rng: (_pos(rng, 5), _pos(rng, 3, 4)), [np.gradient, np.fft.rfft]),
     ("early-return", lambda x: early_return(x) + early_return(x[::-1]),
      lambda rng: (np.array([0.6, 1.2, 0.9]),), [np.sum]),
     # linear algebra

@@ -52,6 +52,8 @@ def call(fn, /, *args, **kwargs):
     except TypeError:  # an unhashable callable has no rule
         rule = None
     if rule is not None:
+        if fn in rules.CANONICAL:  # np.einsum's interleaved form: its string form first
+            return _canonical_call(fn, args, kwargs)
         if kwargs and "out" in kwargs:
             raise rules.MissingRuleError(f"{rule.name}(..., out=...) writes into an array; "
                                          f"the source engine differentiates calls without out=")
