@@ -1,5 +1,6 @@
 """Rules of reductions (``sum``, ``mean``, ``prod``, ``max``/``min``, ``var``/``std``,
-``cumsum``, vector and Frobenius norms), each with ``axis`` and ``keepdims``.
+vector, Frobenius, nuclear and 2-norms), each with ``axis`` and ``keepdims``, and of the
+functions along an axis (``cumsum``, ``cumprod``, ``diff``, ``gradient``).
 
 A reduction's vjp broadcasts the output's cotangent back over the reduced axes; its jvp
 reduces the batched tangent over the same axes shifted by the batch axis.
@@ -265,3 +266,68 @@ def _singular_weight(x, ord, axes):
         i = 0 if ord == 2 else -1
         w = u[..., :, i, None] * v[..., None, :, i]
     return np.moveaxis(w, (-2, -1), axes)
+
+
+# -- differences ------------------------------------------------------------------------
+
+def _check_diff(kwargs):
+    if kwargs.get("prepend") is not None or kwargs.get("append") is not None:
+        raise MissingRuleError("numpy.diff with prepend/append has no derivative rule; "
+                               "concatenate first")
+
+
+def _diff_vjp(g, ans, x, n=1, axis=-1, **kw):
+    _check_diff(kw)
+    axis %= _ndim(x)
+    for _ in range(n):  # the transpose of one difference, n times
+        shape = list(np.shape(g))
+        shape[axis] += 1
+        ct = np.zeros(shape, dtype=np.result_type(g, float))
+        lo = (slice(None),) * axis
+        ct[lo + (slice(1, None),)] += g
+        ct[lo + (slice(None, -1),)] -= g
+        g = ct
+    return g
+
+
+def _diff_jvp(ts, ans, x, n=1, axis=-1, **kw):
+    _check_diff(kw)
+    return np.diff(ts[0], n, axis=batched_axis(axis, _ndim(x)))
+
+
+defrule(np.diff, [_diff_vjp, None, None], _diff_jvp)
+
+
+def _gradient_check(x, varargs, kw):
+    """The axis and the (scalar) spacing of a np.gradient call this rule covers."""
+    axis = kw.get("axis")
+    if axis is None and _ndim(x) != 1:
+        raise MissingRuleError("numpy.gradient of an N-D array without axis= (several "
+                               "outputs) has no derivative rule; pass axis=")
+    if kw.get("edge_order", 1) != 1 or len(varargs) > 1 or any(np.ndim(v) for v in varargs):
+        raise MissingRuleError("numpy.gradient has a derivative rule for edge_order=1 and "
+                               "one scalar spacing")
+    if isinstance(axis, (tuple, list)):
+        raise MissingRuleError("numpy.gradient over several axes has no derivative rule")
+    return (0 if axis is None else axis % _ndim(x)), float(varargs[0]) if varargs else 1.0
+
+
+def _gradient_vjp(g, ans, x, *varargs, **kw):
+    axis, h = _gradient_check(x, varargs, kw)
+    g = np.moveaxis(g, axis, -1)
+    ct = np.zeros(g.shape, dtype=np.result_type(g, float))
+    ct[..., 0] -= g[..., 0] / h  # one-sided at the ends, central inside
+    ct[..., 1] += g[..., 0] / h
+    ct[..., -1] += g[..., -1] / h
+    ct[..., -2] -= g[..., -1] / h
+    ct[..., 2:] += g[..., 1:-1] / (2 * h)
+    ct[..., :-2] -= g[..., 1:-1] / (2 * h)
+    return np.moveaxis(ct, -1, axis)
+
+
+def _gradient_jvp(ts, ans, x, *varargs, **kw):
+    axis, h = _gradient_check(x, varargs, kw)
+    return np.gradient(ts[0], h, axis=axis + 1)
+
+
+defrule(np.gradient, [_gradient_vjp], _gradient_jvp)

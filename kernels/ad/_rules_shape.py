@@ -1,6 +1,6 @@
 """Rules of the functions that move, copy or select elements: indexing, reshaping, axis
-permutations, flips and rolls, repeat and tile, padding, triangles and diagonals, sort,
-the joins (concatenate, the stack family, np.r_, np.c_, np.array of a list) and splits.
+permutations, flips and rolls, repeat and tile, padding, triangles and diagonals, sort and
+partition (the joins and splits are in ``_rules_join``).
 
 All are linear, so a jvp applies the function itself to the batched tangent (with axes
 shifted past the batch axis) and a vjp applies its transpose.
@@ -13,12 +13,10 @@ import numpy as np
 from . import _arrays
 from ._rules_reduce import batched_axis
 from .rules import (
-    EveryArgument,
     MissingRuleError,
     Scatter,
     _lift,
     _ndim,
-    defcanonical,
     defrule,
     is_complex,
 )
@@ -372,106 +370,6 @@ def _sort_jvp(ts, ans, x, axis=-1, **kw):
 defrule(np.sort, [_sort_vjp, None], _sort_jvp)
 
 
-# -- joins: one primitive, _arrays.join -------------------------------------------------------
-
-def _join_vjp(i, g, ans, *elements, layout):
-    if layout.final is not None:
-        g = np.reshape(g, (-1,) + layout.shapes[0][1:])
-    start = sum(layout.sizes[:i])
-    index = (slice(None),) * layout.axis + (slice(start, start + layout.sizes[i]),)
-    return np.reshape(g[index], np.shape(elements[i]))
-
-
-def _join_jvp(ts, ans, *elements, layout):
-    width = next(len(t) for t in ts if t is not None)
-    parts = []
-    for t, shape in zip(ts, layout.shapes):
-        if t is None:
-            t = np.zeros((width,) + shape)
-        parts.append(np.reshape(t, (width,) + shape))
-    out = np.concatenate(parts, axis=layout.axis + 1)
-    return out if layout.final is None else out.reshape((width,) + layout.final)
-
-
-defrule(_arrays.join, EveryArgument(_join_vjp), _join_jvp, name="numpy join")
-
-for _fn, _canonical in _arrays.JOINS.items():
-    defcanonical(_fn, _canonical)
-for _name, _canonical in _arrays.CONSTRUCTORS.items():
-    defcanonical(getattr(np, _name), _canonical)
-for _name, _canonical in _arrays.CONCATENATORS.items():
-    defcanonical(getattr(np, _name), _canonical)
-
-
-# -- splits: several outputs ---------------------------------------------------------------
-
-def _split_bounds(n, sections, strict):
-    if np.ndim(sections) == 0:
-        count = int(sections)
-        if strict and n % count:
-            raise ValueError("array split does not result in an equal division")
-        sizes = [n // count + (1 if k < n % count else 0) for k in range(count)]
-        cuts = np.cumsum([0] + sizes)
-        return list(zip(cuts[:-1], cuts[1:]))
-    cuts = [0] + [min(int(c), n) for c in sections] + [n]
-    return [(lo, max(lo, hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
-
-
-def _splitter(strict, default_axis=0):
-    def pieces(x, indices_or_sections, axis=default_axis):
-        ndim = _ndim(x)
-        if default_axis == 1 and ndim == 1:
-            axis = 0  # hsplit of a vector splits its only axis
-        axis %= ndim
-        n = np.shape(x.value if _arrays.is_traced(x) else x)[axis]
-        return [x[(slice(None),) * axis + (slice(int(lo), int(hi)),)]
-                for lo, hi in _split_bounds(n, indices_or_sections, strict)]
-
-    def vjp(g, ans, x, indices_or_sections, axis=default_axis):
-        parts = [np.zeros(np.shape(a)) if c is None else c for c, a in zip(g, ans)]
-        if default_axis == 1 and _ndim(x) == 1:
-            axis = 0
-        return np.concatenate(parts, axis=axis % _ndim(x))
-    return pieces, vjp
-
-
-for _fn, _strict, _axis in [(np.split, True, 0), (np.array_split, False, 0),
-                            (np.vsplit, True, 0), (np.hsplit, True, 1),
-                            (np.dsplit, True, 2)]:
-    _pieces, _vjp = _splitter(_strict, _axis)
-    defrule(_fn, [_vjp, None, None], None, composite=_pieces)
-
-
-# -- differences, partitions, ranges --------------------------------------------------------
-
-def _check_diff(kwargs):
-    if kwargs.get("prepend") is not None or kwargs.get("append") is not None:
-        raise MissingRuleError("numpy.diff with prepend/append has no derivative rule; "
-                               "concatenate first")
-
-
-def _diff_vjp(g, ans, x, n=1, axis=-1, **kw):
-    _check_diff(kw)
-    axis %= _ndim(x)
-    for _ in range(n):  # the transpose of one difference, n times
-        shape = list(np.shape(g))
-        shape[axis] += 1
-        ct = np.zeros(shape, dtype=np.result_type(g, float))
-        lo = (slice(None),) * axis
-        ct[lo + (slice(1, None),)] += g
-        ct[lo + (slice(None, -1),)] -= g
-        g = ct
-    return g
-
-
-def _diff_jvp(ts, ans, x, n=1, axis=-1, **kw):
-    _check_diff(kw)
-    return np.diff(ts[0], n, axis=_shift(axis, _ndim(x)))
-
-
-defrule(np.diff, [_diff_vjp, None, None], _diff_jvp)
-
-
 def _partition_order(x, kth, axis):
     return np.argpartition(x, kth, axis=axis)
 
@@ -488,81 +386,3 @@ def _partition_jvp(ts, ans, x, kth, axis=-1, **kw):
 
 
 defrule(np.partition, [_partition_vjp, None], _partition_jvp)
-
-
-def _linspace_weights(num, endpoint):
-    return np.linspace(0.0, 1.0, num, endpoint=endpoint)
-
-
-def _check_linspace(start, stop, kw):
-    if _ndim(start) or _ndim(stop) or kw.get("axis", 0) != 0 or kw.get("retstep"):
-        raise MissingRuleError("numpy.linspace has a derivative rule for scalar start and "
-                               "stop only (no retstep)")
-
-
-def _linspace_vjp(which):
-    def vjp(g, ans, start, stop, num=50, endpoint=True, **kw):
-        _check_linspace(start, stop, kw)
-        w = _linspace_weights(num, endpoint)
-        return np.sum(g * (w if which else 1.0 - w))
-    return vjp
-
-
-def _linspace_jvp(ts, ans, start, stop, num=50, endpoint=True, **kw):
-    _check_linspace(start, stop, kw)
-    w = _linspace_weights(num, endpoint)
-    out = 0.0
-    if ts[0] is not None:
-        out = out + ts[0][:, None] * (1.0 - w)
-    if ts[1] is not None:
-        out = out + ts[1][:, None] * w
-    return out
-
-
-defrule(np.linspace, [_linspace_vjp(0), _linspace_vjp(1), None, None], _linspace_jvp)
-
-
-def _append_canonical(arr, values, axis=None):
-    """np.append: a concatenate (of both flattened when axis is None)."""
-    prim, elements, kwargs = _arrays._join_call("concatenate", (arr, values), axis)
-    return prim, elements, kwargs, lambda cts: tuple(cts)
-
-
-defcanonical(np.append, _append_canonical)
-
-
-# -- np.gradient: central differences along one axis ---------------------------------------
-
-def _gradient_check(x, varargs, kw):
-    """The axis and the (scalar) spacing of a np.gradient call this rule covers."""
-    axis = kw.get("axis")
-    if axis is None and _ndim(x) != 1:
-        raise MissingRuleError("numpy.gradient of an N-D array without axis= (several "
-                               "outputs) has no derivative rule; pass axis=")
-    if kw.get("edge_order", 1) != 1 or len(varargs) > 1 or any(np.ndim(v) for v in varargs):
-        raise MissingRuleError("numpy.gradient has a derivative rule for edge_order=1 and "
-                               "one scalar spacing")
-    if isinstance(axis, (tuple, list)):
-        raise MissingRuleError("numpy.gradient over several axes has no derivative rule")
-    return (0 if axis is None else axis % _ndim(x)), float(varargs[0]) if varargs else 1.0
-
-
-def _gradient_vjp(g, ans, x, *varargs, **kw):
-    axis, h = _gradient_check(x, varargs, kw)
-    g = np.moveaxis(g, axis, -1)
-    ct = np.zeros(g.shape, dtype=np.result_type(g, float))
-    ct[..., 0] -= g[..., 0] / h  # one-sided at the ends, central inside
-    ct[..., 1] += g[..., 0] / h
-    ct[..., -1] += g[..., -1] / h
-    ct[..., -2] -= g[..., -1] / h
-    ct[..., 2:] += g[..., 1:-1] / (2 * h)
-    ct[..., :-2] -= g[..., 1:-1] / (2 * h)
-    return np.moveaxis(ct, -1, axis)
-
-
-def _gradient_jvp(ts, ans, x, *varargs, **kw):
-    axis, h = _gradient_check(x, varargs, kw)
-    return np.gradient(ts[0], h, axis=axis + 1)
-
-
-defrule(np.gradient, [_gradient_vjp], _gradient_jvp)

@@ -426,6 +426,7 @@ def method_call(name, x, args, kwargs):
 # above, which they use).
 from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
 from . import _rules_fft  # noqa: E402, F401
+from . import _rules_join  # noqa: E402, F401
 from . import _rules_linalg  # noqa: E402, F401
 from . import _rules_products  # noqa: E402, F401
 from . import _rules_reduce  # noqa: E402, F401
