@@ -176,14 +176,7 @@ def _operators():
         setattr(Dual, f"__r{name}__", lambda self, other, fn=fn: _apply(fn, (other, self), {}))
     for name, fn in rules.UNARY_OPERATORS.items():
         setattr(Dual, f"__{name}__", lambda self, fn=fn: _apply(fn, (self,), {}))
-    for name in rules.METHODS:
-        def method(self, *args, _name=name, **kwargs):
-            fn, args = rules.method_call(_name, self, args, kwargs)
-            return _dispatch(fn, args, kwargs)
-        method.__name__ = name
-        setattr(Dual, name, method)
-    for name, fn in rules.ATTRIBUTES.items():
-        setattr(Dual, name, property(lambda self, fn=fn: _dispatch(fn, (self,), {})))
+    rules.install_methods(Dual, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
 
 
 _operators()

@@ -216,19 +216,8 @@ class ArrayVariable(Variable):
             yield _record(x[i], vjps, (x, i), None, parents)
 
 
-def _table_methods():
-    """Array methods and computed attributes from the one table in kernels.ad.rules."""
-    for name in rules.METHODS:
-        def method(self, *args, _name=name, **kwargs):
-            fn, args = rules.method_call(_name, self, args, kwargs)
-            return _dispatch(fn, args, kwargs)
-        method.__name__ = name
-        setattr(Variable, name, method)
-    for name, fn in rules.ATTRIBUTES.items():
-        setattr(Variable, name, property(lambda self, fn=fn: _dispatch(fn, (self,), None)))
-
-
-_table_methods()
+# array methods and computed attributes, from the one table in kernels.ad.rules
+rules.install_methods(Variable, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
 
 
 # -- recording ----------------------------------------------------------------------------

@@ -422,6 +422,19 @@ def method_call(name, x, args, kwargs):
     return fn, (x, *args)
 
 
+def install_methods(cls, dispatch):
+    """Give an engine's traced type ``cls`` the array methods and computed attributes of
+    the table, each calling ``dispatch(fn, args, kwargs)``, the engine's numpy call."""
+    for name in METHODS:
+        def method(self, *args, _name=name, **kwargs):
+            fn, args = method_call(_name, self, args, kwargs)
+            return dispatch(fn, args, kwargs)
+        method.__name__ = name
+        setattr(cls, name, method)
+    for name, fn in ATTRIBUTES.items():
+        setattr(cls, name, property(lambda self, fn=fn: dispatch(fn, (self,), {})))
+
+
 # The rule families register themselves into RULES when imported (after the machinery
 # above, which they use).
 from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
