@@ -54,6 +54,8 @@ ESCAPE_HINTS = {
              "all convert it: keep the value as it is (numpy functions and operators accept "
              "it) and build arrays with np.array/np.stack of traced values; a branch may "
              "compare it (x > 0)",
+    "inplace": "numpy would change the array in place, and the other name or view with it; "
+               "write a = a + b (a new value) and use the new value",
     "array": "numpy arrays cannot hold it: build arrays from traced values with np.array, "
              "np.stack or np.concatenate (called as numpy.<name>), not by assigning into an "
              "existing array",
@@ -91,6 +93,31 @@ class Traced:
 
     def __index__(self):
         return operator.index(self.value)
+
+
+#: the reference counts of a traced array and of its value inside an in-place operator
+#: method when nothing else holds them: the caller's name, the stack, ``self`` and the
+#: argument of getrefcount (measured in tests/ad/test_escapes.py)
+_OWN_REFERENCES, _OWN_VALUE_REFERENCES = 4, 2
+
+
+def install_inplace(cls, operators):
+    """``a += y`` (and ``-= *= /= **= @= %=``) on a traced array: numpy would update the
+    array in place, so another name bound to it, or a view of it, would change too. A
+    traced value cannot change in place; where nothing else refers to it, ``a = a + y`` is
+    the same program, so that is what happens; where something does, EscapeError."""
+    for name, fn in operators.items():
+        if name == "floordiv":
+            continue  # a plain result: Python's fallback rebinding is numpy's answer too
+
+        def inplace(self, other, fn=fn, name=name):
+            if (sys.getrefcount(self) > _OWN_REFERENCES
+                    or sys.getrefcount(self.value) > _OWN_VALUE_REFERENCES):
+                raise escape(f"in-place {name} (a {name}= b) on {self._AD_NAME} that another "
+                             f"name, a view or an earlier operation shares", self._AD_ENGINE,
+                             ESCAPE_HINTS["inplace"])
+            return fn(self, other)
+        setattr(cls, f"__i{name}__", inplace)
 
 
 def is_traced(x):

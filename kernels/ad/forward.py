@@ -142,6 +142,9 @@ class ArrayDual(Dual):
             yield self[i]
 
 
+_arrays.install_inplace(ArrayDual, rules.BINARY_OPERATORS)
+
+
 def _dual(value, partials, tag):
     """A Dual of the right class for ``value``."""
     if type(value) is np.ndarray and value.ndim:

@@ -216,6 +216,8 @@ class ArrayVariable(Variable):
             yield _record(x[i], vjps, (x, i), None, parents)
 
 
+_arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS)
+
 # array methods and computed attributes, from the one table in kernels.ad.rules
 rules.install_methods(Variable, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
 

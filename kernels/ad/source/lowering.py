@@ -43,6 +43,7 @@ from .parse import (
     rewrite_comprehensions,
     rewrite_jumps,
     rewrite_returns,
+    shared_names,
 )
 from .scope import (
     MISSING,
@@ -114,6 +115,7 @@ class _Lowerer(CallLowering):
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
         stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))
         self.scope = scope = Scope(fn, stmts, params, used | flags.issued)
+        self.shared = shared_names(stmts)
         self.params, self.stmts, self.names, self.locals = params, stmts, scope.names, scope.locals
         self.loads = [n for s in stmts for n in ast.walk(s)
                       if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
@@ -213,6 +215,11 @@ class _Lowerer(CallLowering):
             elif isinstance(s, ast.Assign):
                 self.assign(s.targets, s.value)
             elif isinstance(s, ast.AugAssign):
+                if s.target.id in self.shared and self.active(s.target):
+                    raise error(f"in-place {ast.unparse(s).split(' ')[1]} on '{s.target.id}', "
+                                f"whose array another name or a view shares (numpy would "
+                                f"change both; write {s.target.id} = {s.target.id} "
+                                f"{ast.unparse(s).split(' ')[1][:-1]} ...)", s, self.where)
                 load = ast.copy_location(ast.Name(s.target.id, ast.Load()), s.target)
                 self.assign([s.target], ast.copy_location(ast.BinOp(load, s.op, s.value), s))
             elif isinstance(s, ast.AnnAssign):

@@ -360,3 +360,52 @@ def rewrite_returns(stmts):
                 return out
         out.append(s)
     return out
+
+
+# -- names whose arrays another name may share ---------------------------------------------
+
+#: functions and methods that may return a view of their first argument (or the argument)
+_VIEWS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
+          "asarray", "asanyarray", "view", "diagonal", "atleast_1d", "atleast_2d",
+          "atleast_3d", "broadcast_to", "flip", "fliplr", "flipud", "rot90", "real", "imag"}
+
+
+def _shares(value):
+    """The name whose array ``value`` may share (an alias, a view, a slice), or None."""
+    if isinstance(value, ast.Name):
+        return value.id
+    if isinstance(value, (ast.Subscript, ast.Attribute)) and isinstance(value.value, ast.Name):
+        return value.value.id  # a[1:], a[0] of a matrix, a.T, a.real
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in _VIEWS:
+            base = value.func.value
+            if isinstance(base, ast.Name) and value.args and isinstance(value.args[0],
+                                                                       ast.Name):
+                return value.args[0].id  # np.reshape(a, ...)
+            if isinstance(base, ast.Name):
+                return base.id  # a.reshape(...)
+    return None
+
+
+def shared_names(stmts):
+    """Names whose array another binding may share: ``b = a``, ``v = a[1:]``, ``t = a.T``,
+    ``r = np.reshape(a, ...)``, ``[a, ...]``, ``for row in a``. An in-place operator on
+    one of them would change the others in numpy; the source engine rebinds instead, so it
+    refuses those (conservatively: wherever the sharing happens in the function)."""
+    shared = set()
+    for node in (n for s in stmts for n in ast.walk(s)):
+        if isinstance(node, ast.Assign):
+            values = [node.value]
+            if isinstance(node.value, (ast.Tuple, ast.List)):
+                values = list(node.value.elts)
+            for v in values:
+                name = _shares(v)
+                if name:
+                    shared.add(name)
+        elif isinstance(node, ast.For):
+            name = _shares(node.iter)
+            if name:
+                shared.add(name)
+        elif isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load):
+            shared.update(e.id for e in node.elts if isinstance(e, ast.Name))
+    return shared
