@@ -101,6 +101,10 @@ class Traced:
 _OWN_REFERENCES, _OWN_VALUE_REFERENCES = 4, 2
 
 
+_INPLACE_SYMBOLS = {"add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "pow": "**=",
+                    "matmul": "@=", "mod": "%="}
+
+
 def install_inplace(cls, operators):
     """``a += y`` (and ``-= *= /= **= @= %=``) on a traced array: numpy would update the
     array in place, so another name bound to it, or a view of it, would change too. A
@@ -113,9 +117,9 @@ def install_inplace(cls, operators):
         def inplace(self, other, fn=fn, name=name):
             if (sys.getrefcount(self) > _OWN_REFERENCES
                     or sys.getrefcount(self.value) > _OWN_VALUE_REFERENCES):
-                raise escape(f"in-place {name} (a {name}= b) on {self._AD_NAME} that another "
-                             f"name, a view or an earlier operation shares", self._AD_ENGINE,
-                             ESCAPE_HINTS["inplace"])
+                raise escape(f"an in-place {_INPLACE_SYMBOLS.get(name, name)} on "
+                             f"{self._AD_NAME} that another name, a view or an earlier "
+                             f"operation shares", self._AD_ENGINE, ESCAPE_HINTS["inplace"])
             return fn(self, other)
         setattr(cls, f"__i{name}__", inplace)
 
