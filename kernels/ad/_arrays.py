@@ -5,7 +5,7 @@ arguments (only functions with ``__array_function__`` dispatch), so on their own
 turn a dual number into a plain float and drop its derivative without a word. Two things
 stop that:
 
-* while an operator-overloading engine runs ``f`` (:func:`traced_numpy`), those names in
+* while an operator-overloading engine runs ``f`` (:func:`enter`, :func:`leave`), those names in
   the ``numpy`` module are wrappers that hand a call with traced values to the engine, which
   differentiates it through the primitives below (:func:`join`, :func:`asarray`); calls
   without traced values go straight to numpy;
@@ -125,8 +125,10 @@ def install_inplace(cls, operators):
 
 
 def is_traced(x):
-    """Whether ``x`` is an engine's traced value (each has an ``_ad_apply`` classmethod)."""
-    return getattr(type(x), "_ad_apply", None) is not None
+    """Whether ``x`` is an engine's traced value (a :class:`Traced`, with an ``_ad_apply``
+    classmethod). An isinstance test: a getattr on a plain type would raise and catch an
+    AttributeError, on every np.array call while an engine traces."""
+    return isinstance(x, Traced)
 
 
 def _leaves(obj):
@@ -144,9 +146,7 @@ def _leaves(obj):
 
 
 def _contains_traced(obj):
-    if type(obj) is list or type(obj) is tuple:
-        return any(map(_contains_traced, obj))
-    return is_traced(obj)
+    return _first_traced(obj) is not None
 
 
 def lists_as_arrays(args, dispatch):
@@ -162,7 +162,7 @@ def lists_as_arrays(args, dispatch):
 _ORIGINAL_ARRAY = np.array
 
 
-# -- the primitives (their rules are in _rules_shape) ---------------------------------------
+# -- the primitives (their rules are in _rules_join and _rules_shape) -----------------------
 
 def join(*elements, layout):
     """Every element reshaped to its shape in ``layout.shapes`` and concatenated along
@@ -342,8 +342,8 @@ class _Concatenator:
 
 def _wrap_constructor(original):
     def constructor(obj, *args, **kwargs):
-        if _contains_traced(obj):
-            leaf = _first_traced(obj)
+        leaf = _first_traced(obj)
+        if leaf is not None:
             return type(leaf)._ad_apply(original, (obj, *args), kwargs)
         return original(obj, *args, **kwargs)
     constructor.__wrapped__ = original
@@ -398,15 +398,3 @@ def leave():
     if _depth == 0:
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _ORIGINAL_FOUR
-
-
-class traced_numpy:
-    """:func:`enter` and :func:`leave` as a context manager."""
-
-    def __enter__(self):
-        enter()
-        return self
-
-    def __exit__(self, *exc):
-        leave()
-        return False

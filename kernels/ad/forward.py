@@ -146,8 +146,8 @@ _arrays.install_inplace(ArrayDual, rules.BINARY_OPERATORS)
 
 
 def _dual(value, partials, tag):
-    """A Dual of the right class for ``value``."""
-    if type(value) is np.ndarray and value.ndim:
+    """A Dual of the right class for ``value`` (as ``_finish`` chooses, inline)."""
+    if type(value) is np.ndarray:
         return ArrayDual(value, partials, tag)
     return Dual(value, partials, tag)
 
@@ -221,27 +221,6 @@ class _Seed(ArrayDual):
         return ArrayDual.__getitem__(self, index)
 
 
-def _dispatch(fn, args, kwargs):
-    """A numpy function called on Duals: plain for one without a derivative, through its
-    canonical form (joins, np.array of a list) or its composite (several outputs), else
-    :func:`_apply`."""
-    if fn in rules.NONDIFFERENTIABLE:
-        if kwargs:
-            kwargs = {k: _value(v) for k, v in kwargs.items()}
-        return fn(*map(_value, args), **kwargs)
-    if fn in rules.CANONICAL:
-        fn, args, kwargs, _ = rules.canonical(fn, args, kwargs)
-    else:
-        for a in args:
-            if type(a) is list or type(a) is tuple:
-                args = _arrays.lists_as_arrays(args, _dispatch)
-                break
-    rule = rules.RULES.get(fn)
-    if rule is not None and rule.composite is not None:
-        return rule.composite(*args, **kwargs)
-    return _apply(fn, args, kwargs)
-
-
 def _apply(fn, args, kwargs):
     """``fn(*args, **kwargs)`` on values, and its batched jvp on the partials of the
     Duals. One pass over the arguments; nested levels meeting go to :func:`_apply_nested`."""
@@ -258,6 +237,10 @@ def _apply(fn, args, kwargs):
             values.append(a)
             tangents.append(None)
     return _finish(fn, values, tangents, kwargs, top)
+
+
+#: numpy calls on Duals (rules.dispatcher): the entry of __array_function__ and the methods
+_dispatch = rules.dispatcher(_value, lambda fn, args, kwargs: _apply(fn, args, kwargs))
 
 
 def _apply_nested(fn, args, kwargs):
@@ -424,14 +407,14 @@ def gradient(f, *args, chunk=None):
                  for g, a in zip(_split(flat, args), args))
 
 
+@_traced
 def derivative(f, x):
     """df/dx of a function of one float (which may return an array)."""
     _check_args((x,))
     if isinstance(x, np.ndarray):
         raise TypeError("derivative takes a float; use gradient or jacobian for arrays")
     tag = next(_tags)
-    with _arrays.traced_numpy():
-        result = f(Dual(x, np.ones(1), tag))
+    result = f(Dual(x, np.ones(1), tag))
     d = _partials_of(result, tag, 1, np.shape(result))[0]
     return float(d) if np.ndim(d) == 0 and not isinstance(d, Dual) else d
 

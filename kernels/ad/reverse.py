@@ -249,27 +249,6 @@ def _plain(a):
     return a.value if isinstance(a, Variable) else a
 
 
-def _dispatch(fn, args, kwargs):
-    """A numpy function called on Variables: plain for one without a derivative, through
-    its canonical form (joins, np.array of a list) or its composite (several outputs),
-    else :func:`_apply`."""
-    if fn in rules.NONDIFFERENTIABLE:
-        if kwargs:
-            return fn(*[_plain(a) for a in args], **{k: _plain(v) for k, v in kwargs.items()})
-        return fn(*[_plain(a) for a in args])
-    if fn in rules.CANONICAL:
-        fn, args, kwargs, _ = rules.canonical(fn, args, kwargs or {})
-    else:
-        for a in args:
-            if type(a) is list or type(a) is tuple:
-                args = _arrays.lists_as_arrays(args, _dispatch)
-                break
-    rule = RULES.get(fn)
-    if rule is not None and rule.composite is not None:
-        return rule.composite(*args, **(kwargs or {}))
-    return _apply(fn, args, kwargs)
-
-
 def _apply(fn, args, kwargs):
     """Record ``fn(*args, **kwargs)``; a plain result when no differentiable argument is a
     Variable (an index or an axis given as a Variable is only a value). A
@@ -304,6 +283,11 @@ def _apply(fn, args, kwargs):
     if not parents:
         return ans
     return _record(ans, vjps, values, kwargs, parents)
+
+
+#: numpy calls on Variables (rules.dispatcher): the entry of __array_function__ and the
+#: methods
+_dispatch = rules.dispatcher(_plain, lambda fn, args, kwargs: _apply(fn, args, kwargs))
 
 
 def _describe(a):

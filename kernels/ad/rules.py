@@ -422,6 +422,31 @@ def method_call(name, x, args, kwargs):
     return fn, (x, *args)
 
 
+def dispatcher(plain, apply):
+    """The numpy-call entry of an operator-overloading engine: ``dispatch(fn, args,
+    kwargs)`` calls a function without a derivative on plain values (``plain(x)``), puts a
+    call in its canonical form (joins, np.array of a list) or runs its composite (several
+    outputs), makes lists of traced values arrays, and hands the rest to the engine's
+    ``apply(fn, args, kwargs)``."""
+    def dispatch(fn, args, kwargs):
+        if fn in NONDIFFERENTIABLE:
+            if kwargs:
+                return fn(*map(plain, args), **{k: plain(v) for k, v in kwargs.items()})
+            return fn(*map(plain, args))
+        if fn in CANONICAL:
+            fn, args, kwargs, _ = canonical(fn, args, kwargs or {})
+        else:
+            for a in args:
+                if type(a) is list or type(a) is tuple:
+                    args = _arrays.lists_as_arrays(args, dispatch)
+                    break
+        rule = RULES.get(fn)
+        if rule is not None and rule.composite is not None:
+            return rule.composite(*args, **(kwargs or {}))
+        return apply(fn, args, kwargs)
+    return dispatch
+
+
 def install_methods(cls, dispatch):
     """Give an engine's traced type ``cls`` the array methods and computed attributes of
     the table, each calling ``dispatch(fn, args, kwargs)``, the engine's numpy call."""
