@@ -1,16 +1,35 @@
 """Adapters: one module per external tool, behind the project's own interfaces.
 
-Each adapter module sets ``AVAILABLE`` (bool) and ``REASON`` (why it is unavailable, or
-the tool's version) and never raises on import; discovery here never raises either, so
-one missing or broken tool cannot hide the others.
+Each adapter module sets ``NAME``, ``AVAILABLE`` (bool) and ``REASON`` (why it is
+unavailable, or the tool's version) and never raises on import; discovery here never
+raises either, so one missing or broken tool cannot hide the others.
+
+Besides the built-in modules of :data:`ADAPTERS`, any installed distribution can add a
+backend as a plugin: an entry point in the group ``qsim_ad_bench.simulators`` or
+``qsim_ad_bench.ad`` whose value is a module with the same interface, e.g. in its
+``pyproject.toml``::
+
+    [project.entry-points."qsim_ad_bench.simulators"]
+    mysim = "mysim_bench.adapter"
+
+A plugin is then registered as ``mysim`` and treated exactly like a built-in adapter.
 """
 
 import importlib
+import importlib.metadata
 
-#: adapter module (in this package) -> what it adapts: "simulator" or "ad".
+#: built-in adapter module (in this package) -> what it adapts: "simulator" or "ad".
 #: Adding an adapter is one line here.
 ADAPTERS = {
     "qulacs_sim": "simulator",
+    "qiskit_aer_sim": "simulator",
+    "lightning_sim": "simulator",
+    "cirq_sim": "simulator",
+    "qsim_sim": "simulator",
+    "mindquantum_sim": "simulator",
+    "quest_sim": "simulator",
+    "qibojit_sim": "simulator",
+    "projectq_sim": "simulator",
     "torch_ad": "ad",
     "autograd_ad": "ad",
     "jax_ad": "ad",
@@ -18,54 +37,120 @@ ADAPTERS = {
     "algopy_ad": "ad",
 }
 
+#: what a plugin adapts -> the entry-point group it declares itself in.
+PLUGIN_GROUPS = {"simulator": "qsim_ad_bench.simulators", "ad": "qsim_ad_bench.ad"}
+
+
+class PluginError(ImportError):
+    """A plugin's entry point could not be used (it failed to load, or its name clashes)."""
+
+
+def plugins():
+    """``{name: (kind, entry point)}`` of the installed plugins, in a stable order.
+
+    A plugin whose name is a built-in adapter's, or is declared twice, is still listed
+    (under ``"<name> (<distribution>)"``) so that :func:`available` can say why it is not
+    used; it never replaces the built-in one.
+    """
+    found = {}
+    for kind, group in PLUGIN_GROUPS.items():
+        try:
+            points = importlib.metadata.entry_points(group=group)
+        except Exception:  # a broken distribution's metadata must not stop discovery
+            continue
+        for ep in sorted(points, key=lambda e: (e.name, e.value)):
+            name = ep.name
+            if name in ADAPTERS or name in found:
+                name = f"{ep.name} ({_distribution(ep)})"
+            found[name] = (kind, ep)
+    return found
+
+
+def _distribution(ep):
+    dist = getattr(ep, "dist", None)
+    return getattr(dist, "name", None) or ep.value
+
+
+def registry():
+    """``{name: kind}`` of every adapter, built-in first, then the plugins."""
+    return ADAPTERS | {name: kind for name, (kind, _) in plugins().items()}
+
 
 def load(name):
-    """The adapter module ``name``; ValueError for a name not in :data:`ADAPTERS`.
+    """The adapter module ``name`` (built-in or plugin); ValueError for an unknown name.
 
     An adapter module that itself fails to import (a bug in it) raises here; use
     :func:`available` to survey adapters without raising.
     """
-    if name not in ADAPTERS:
-        raise ValueError(f"unknown adapter {name!r}; known: {sorted(ADAPTERS)}")
-    return importlib.import_module(f"{__name__}.{name}")
+    if name in ADAPTERS:
+        return importlib.import_module(f"{__name__}.{name}")
+    found = plugins()
+    if name not in found:
+        raise ValueError(f"unknown adapter {name!r}; known: {sorted(ADAPTERS) + sorted(found)}")
+    kind, ep = found[name]
+    if name != ep.name:
+        raise PluginError(f"plugin {ep.name!r} ({ep.group} = {ep.value!r}, from "
+                          f"{_distribution(ep)}) is not used: an adapter of that name exists")
+    try:
+        return ep.load()
+    except Exception as exc:
+        raise PluginError(f"plugin {name!r} ({ep.group} = {ep.value!r}) failed to load: "
+                          f"{type(exc).__name__}: {exc}") from exc
+
+
+def _origin(name):
+    return f"{__name__}.{name}" if name in ADAPTERS else f"plugin {name}"
+
+
+def _survey():
+    """``{name: (module or None, ok, reason)}`` for every registered adapter: the module
+    is None where discovery refuses it (failed import, no AVAILABLE or NAME, a NAME
+    another adapter has already)."""
+    out = {}
+    names = set()
+    for name in registry():
+        try:
+            module = load(name)
+        except PluginError as exc:
+            out[name] = (None, False, str(exc))
+            continue
+        except Exception as exc:  # a broken adapter module must not stop discovery
+            out[name] = (None, False, f"importing {_origin(name)} failed: "
+                                      f"{type(exc).__name__}: {exc}")
+            continue
+        ok = getattr(module, "AVAILABLE", None)
+        tool = getattr(module, "NAME", None)
+        if not isinstance(ok, bool):
+            out[name] = (None, False, f"{_origin(name)} does not set AVAILABLE")
+        elif not isinstance(tool, str) or not tool:
+            out[name] = (None, False, f"{_origin(name)} does not set NAME")
+        elif tool in names:
+            out[name] = (None, False,
+                         f"{_origin(name)}: NAME {tool!r} is already another adapter's")
+        else:
+            names.add(tool)
+            out[name] = (module, ok, str(getattr(module, "REASON", "")))
+    return out
 
 
 def available():
     """``{name: (ok, reason)}`` for every registered adapter, in registry order."""
-    out = {}
-    for name in ADAPTERS:
-        try:
-            module = load(name)
-        except Exception as exc:  # a broken adapter module must not stop discovery
-            out[name] = (False, f"importing {__name__}.{name} failed: "
-                                f"{type(exc).__name__}: {exc}")
-            continue
-        ok = getattr(module, "AVAILABLE", None)
-        if not isinstance(ok, bool):
-            out[name] = (False, f"{__name__}.{name} does not set AVAILABLE")
-        else:
-            out[name] = (ok, str(getattr(module, "REASON", "")))
-    return out
+    return {name: (ok, reason) for name, (_, ok, reason) in _survey().items()}
 
 
 def modules(kind):
-    """The adapter modules of ``kind`` ("simulator" or "ad"), whether their tool is
-    installed or not (each says so in AVAILABLE/REASON); a module that fails to import is
-    left out (:func:`available` says why)."""
-    out = []
-    for name, k in ADAPTERS.items():
-        if k != kind:
-            continue
-        try:
-            out.append(load(name))
-        except Exception:  # a broken adapter module must not stop the others
-            continue
-    return out
+    """The adapter modules of ``kind`` ("simulator" or "ad"), built-in and plugins, whether
+    their tool is installed or not (each says so in AVAILABLE/REASON); a module that fails
+    to import, or that discovery refuses, is left out (:func:`available` says why)."""
+    kinds = registry()
+    return [module for name, (module, _, _) in _survey().items()
+            if module is not None and kinds[name] == kind]
 
 
 def _usable(kind):
-    return {name: load(name) for name, (ok, _) in available().items()
-            if ok and ADAPTERS[name] == kind}
+    kinds = registry()
+    return {name: module for name, (module, ok, _) in _survey().items()
+            if ok and kinds[name] == kind}
 
 
 def simulators():

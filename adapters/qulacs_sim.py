@@ -17,6 +17,11 @@ from kernels.statevector._validate import check_gate, state_qubits
 from ._guard import guarded_import
 
 NAME = "qulacs"
+#: qulacs's Python wheel is built for complex128 only.
+PRECISIONS = ("complex128",)
+SETTINGS = {"threads": "1 (its cached OpenMP count rewritten, see set_threads)",
+            "gates": "named gates (X, H, CNOT, RX, ...), else DenseMatrix with controls",
+            "circuits": "QuantumCircuit.update_quantum_state"}
 
 qulacs, AVAILABLE, REASON = guarded_import("qulacs", "gate")
 
@@ -155,8 +160,10 @@ def circuit(instructions, n):
 # --- states ----------------------------------------------------------------------------
 
 def from_numpy(vec):
-    """A qulacs QuantumState holding a copy of the amplitudes ``vec``."""
+    """A qulacs QuantumState holding a copy of the amplitudes ``vec`` (complex128)."""
     _require()
+    if np.asarray(vec).dtype != np.complex128:
+        raise NotImplementedError(f"qulacs runs complex128 states, got {np.asarray(vec).dtype}")
     qstate = qulacs.QuantumState(state_qubits(vec))
     qstate.load(np.ascontiguousarray(vec, dtype=np.complex128))
     return qstate
