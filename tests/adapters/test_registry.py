@@ -6,8 +6,7 @@ import pytest
 import adapters
 from adapters._guard import guarded_import
 
-SIMULATOR_API = ("gate", "circuit", "from_numpy", "to_numpy", "run", "apply",
-                 "set_threads", "sync", "version")
+SIMULATOR_API = ("gate", "circuit", "from_numpy", "to_numpy", "run", "apply", "sync")
 
 FAKES = {
     # adapter module name -> (kind, source)

@@ -1,0 +1,1 @@
+"""Example qsim-ad-bench plugin: see simulator.py and complex_step.py."""
