@@ -22,6 +22,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import profiles
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -115,7 +117,7 @@ def main(argv=None):
     p.set_defaults(func=cmd_quick)
     p = sub.add_parser("bench", help="the asv sweep, saved to results/")
     p.add_argument("--profile", default=os.environ.get("PROFILE") or "default",
-                   choices=["quick", "default", "full"])
+                   choices=sorted(profiles.PROFILES))
     p.add_argument("--bench", help="regular expression selecting benchmarks")
     p.set_defaults(func=cmd_bench)
     p = sub.add_parser("threshold", help="measure the threaded kernel's serial/parallel crossover")

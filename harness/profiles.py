@@ -1,5 +1,12 @@
 """Sweep sizes. ``default`` keeps ``make bench`` well inside 15 minutes on a 2-core
-machine; ``full`` is the seeds' 4..25 qubits and AD sizes; ``quick`` is the smoke run's.
+machine; ``full`` is the seeds' 4..25 qubits and AD sizes; ``quick`` is the smoke run's;
+``peers`` is every kernel and peer at the two sizes of the peer comparison (n = 12, 20),
+gates and circuits.
+
+State-vector keys: ``gate_qubits``, ``circuit_qubits``, ``thread_qubits``,
+``complex64_qubits`` (the complex64 gate suite), ``call_qubits`` (the plain kernel
+call); ``peer_<key>``, where present, is the fewer sizes the simulator peers run at
+(``_setup.check_size``), so that a dozen peers fit in the default sweep.
 
 AD keys: ``ad_sizes`` lists, for the problems it names, the sizes n a profile runs (a
 problem not named runs at all the sizes of ``kernels.ad.problems``); ``ad_chunk_sizes``
@@ -18,6 +25,7 @@ PROFILES = {
         "call_qubits": [4],
         "circuit_qubits": [4, 8],
         "thread_qubits": [12],
+        "complex64_qubits": [10],
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
         "ad_max_seconds": 0.4,
@@ -27,9 +35,13 @@ PROFILES = {
     "default": {
         "rounds": 1,
         "gate_qubits": [4, 8, 12, 16, 20],  # 22 left to full: AD needs the minutes
+        "peer_gate_qubits": [12, 20],
         "call_qubits": [4, 12],
         "circuit_qubits": [4, 8, 12, 16],
+        "peer_circuit_qubits": [12],
         "thread_qubits": [16, 20, 22],
+        "peer_thread_qubits": [20],
+        "complex64_qubits": [20],
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
@@ -40,10 +52,23 @@ PROFILES = {
         "call_qubits": [4, 8, 12, 16],
         "circuit_qubits": list(range(4, 21, 2)),
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
+        "complex64_qubits": [12, 16, 20, 22, 24],
         "ad_sizes": {},
         "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
                            "trmul": [30], "mps": [30]},
         "ad_max_seconds": 60.0,
+    },
+    "peers": {
+        "rounds": 1,
+        "gate_qubits": [12, 20],
+        "call_qubits": [12],
+        "circuit_qubits": [12, 20],
+        "thread_qubits": [20],
+        "complex64_qubits": [12, 20],
+        "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
+        "ad_chunk_sizes": {},
+        "ad_max_seconds": 0.4,
+        "gate_cases": ["gate/H/stride/n14"],
     },
 }
 

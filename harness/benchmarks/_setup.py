@@ -1,14 +1,16 @@
 """What every state-vector suite shares: one-thread pinning before the native libraries
-load, the seeded input state, and building a validated program for a backend."""
+load, the seeded input state, the profile's sizes for kernels and for peers, and the
+``Suite`` base (asv's settings, a validated program in setup, and the timed run + sync)."""
 
 from harness import threads
 
-threads.pin_env(1)  # before numpy, numba and qulacs start their thread pools
+threads.pin_env(1)  # before numpy, numba and the simulators start their thread pools
 
 import numpy as np  # noqa: E402
 
 from harness import profiles  # noqa: E402
 from harness.statevector import backends, validate  # noqa: E402
+from kernels.statevector import KERNELS  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
 PROFILE = profiles.current()
@@ -17,11 +19,29 @@ PROFILE = profiles.current()
 ROUNDS = PROFILE["rounds"]
 SEED = 20191231
 
-#: Backends the suites compare: every kernel and every simulator adapter.
+#: Backends the suites compare: every kernel, then every simulator adapter and plugin.
 BACKENDS = backends.names()
+#: The peer every other backend is drawn relative to: timed at the kernels' sizes.
+BASELINE = "qulacs"
+#: The peers timed at the profile's ``peer_<key>`` sizes.
+PEERS = [name for name in backends.peer_names() if name != BASELINE]
 
 
-def prepare(backend_name, n, instructions, n_threads=1, what=""):
+def qubits(key):
+    """Every n the profile runs under ``key`` (``gate_qubits``, ``circuit_qubits``, ...):
+    the kernels' sizes and the peers' (``peer_<key>``, where the profile has fewer)."""
+    return sorted(set(PROFILE[key]) | set(PROFILE.get(f"peer_{key}", ())))
+
+
+def check_size(key, n, backend):
+    """NotImplementedError (asv's skip) for a peer at an n its profile leaves out: the
+    default profile times peers at fewer sizes, so that ``make bench`` stays short."""
+    if backend in PEERS and n not in PROFILE.get(f"peer_{key}", PROFILE[key]):
+        raise NotImplementedError(f"the profile times peers at {key} "
+                                  f"{PROFILE.get(f'peer_{key}', PROFILE[key])} only")
+
+
+def prepare(backend_name, n, instructions, n_threads=1, what="", precision="complex128"):
     """(backend, program, state) for one parameter set, validated against the reference.
     ``what`` names the case in error messages.
 
@@ -29,8 +49,53 @@ def prepare(backend_name, n, instructions, n_threads=1, what=""):
     available here or does not handle the case; raises ValidationError on a wrong result.
     """
     threads.set_threads(n_threads)
-    backend = backends.get(backend_name)
+    backend = backends.get(backend_name, precision)
     backend.check()
+    _set_backend_threads(backend, n_threads)
     vec = random_state(n, np.random.default_rng(SEED + n))
     program = validate.validated_program(backend, vec, instructions, what=what)
     return backend, program, backend.load(vec)
+
+
+def _set_backend_threads(backend, n_threads):
+    """A peer with its own thread control (``set_threads``) gets the count too, one thread
+    included (some keep a count of their own past the environment's); kernels follow
+    numba's, set above."""
+    module = getattr(backend, "module", None)
+    if module is None:
+        return
+    if hasattr(module, "set_threads"):
+        module.set_threads(n_threads)
+    elif n_threads != 1:
+        raise NotImplementedError(f"{backend.name} has no thread control")
+
+
+def thread_backends():
+    """The threaded kernel and every peer that can set its thread count, after the serial
+    stride kernel as the one-thread baseline."""
+    peers = [m.NAME for m in backends.simulator_adapters() if hasattr(m, "set_threads")]
+    return ["stride", "threaded", *peers]
+
+
+def complex64_backends():
+    """Kernels that take complex64 states, and the peers that declare complex64."""
+    peers = [m.NAME for m in backends.simulator_adapters()
+             if "complex64" in backends.adapter_precisions(m)]
+    return [k for k in KERNELS if k not in ("naive", "cuda")] + peers
+
+
+class Suite:
+    """What every state-vector suite shares: asv's settings (read as class attributes),
+    a validated program in setup (``self.prepare``), and the one timed call, ``run``,
+    which applies the program and waits for the device."""
+
+    timeout = 300
+    rounds = ROUNDS
+    repeat = (1, 10, 4.0)  # at most 10 samples or ~4 s per combination
+
+    def prepare(self, backend, n, instructions, **options):
+        self.backend, self.program, self.state = prepare(backend, n, instructions, **options)
+
+    def run(self):
+        self.backend.run(self.state, self.program)
+        self.backend.sync()

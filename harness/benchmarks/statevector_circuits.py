@@ -1,7 +1,7 @@
 """Whole circuits (QCBM: 9 layers with a ring of CNOTs; QFT) on every backend, one
 thread: time per circuit and the peak memory of a run."""
 
-from ._setup import BACKENDS, PROFILE, ROUNDS, SEED, prepare  # first: pins threads
+from ._setup import BACKENDS, SEED, Suite, check_size, qubits  # first: pins threads
 
 import numpy as np
 
@@ -17,11 +17,10 @@ CIRCUITS = {
 NAIVE_CIRCUIT_QUBITS = 8
 
 
-class Circuit:
-    params = (list(CIRCUITS), PROFILE["circuit_qubits"], BACKENDS)
+class Circuit(Suite):
+    params = (list(CIRCUITS), qubits("circuit_qubits"), BACKENDS)
     param_names = ["circuit", "n", "backend"]
     timeout = 600
-    rounds = ROUNDS
     # at most 5 samples or ~4 s per combination: the slow reference backends take
     # seconds per circuit, and the minimum settles in a few samples
     repeat = (1, 5, 4.0)
@@ -30,13 +29,11 @@ class Circuit:
         if backend == "naive" and n > NAIVE_CIRCUIT_QUBITS:
             raise NotImplementedError(
                 f"naive is not timed on circuits above {NAIVE_CIRCUIT_QUBITS} qubits")
-        self.backend, self.program, self.state = prepare(
-            backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}")
+        check_size("circuit_qubits", n, backend)
+        self.prepare(backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}")
 
     def time_circuit(self, circuit, n, backend):
-        self.backend.run(self.state, self.program)
-        self.backend.sync()
+        self.run()
 
     def peakmem_circuit(self, circuit, n, backend):
-        self.backend.run(self.state, self.program)
-        self.backend.sync()
+        self.run()

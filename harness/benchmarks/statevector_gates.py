@@ -1,7 +1,9 @@
 """Single gates on n qubits: every kernel and peer on the same gate and target qubits,
-one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more)."""
+one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more), and complex64 for
+the kernels and peers that offer it."""
 
-from ._setup import BACKENDS, PROFILE, ROUNDS, SEED, prepare  # first: pins threads
+from ._setup import (BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,  # first: pins threads
+                     complex64_backends, prepare, qubits)
 
 import numpy as np
 
@@ -24,23 +26,32 @@ GATES = {
 }
 
 
-class Gate:
-    params = (list(GATES), PROFILE["gate_qubits"], BACKENDS)
+class Gate(Suite):
+    params = (list(GATES), qubits("gate_qubits"), BACKENDS)
     param_names = ["gate", "n", "backend"]
-    timeout = 300
-    rounds = ROUNDS
-    repeat = (1, 10, 4.0)  # at most 10 samples or ~4 s per combination
 
     def setup(self, gate, n, backend):
-        self.backend, self.program, self.state = prepare(
-            backend, n, [GATES[gate]], what=f"{gate} n={n}")
+        check_size("gate_qubits", n, backend)
+        self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}")
 
     def time_gate(self, gate, n, backend):
-        self.backend.run(self.state, self.program)
-        self.backend.sync()
+        self.run()
 
 
+#: The seed's gates in single precision: what complex64 saves, kernel by kernel and peer
+#: by peer (half the bytes per amplitude).
+GATES_64 = ["X", "H", "T", "CNOT"]
 
+
+class GateComplex64(Suite):
+    params = (GATES_64, PROFILE["complex64_qubits"], complex64_backends())
+    param_names = ["gate", "n", "backend"]
+
+    def setup(self, gate, n, backend):
+        self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}", precision="complex64")
+
+    def time_gate(self, gate, n, backend):
+        self.run()
 
 class GateCall:
     """The plain kernel signature, ``kernel(state, matrix, locs, ctrl_locs, ctrl_vals)``,

@@ -5,6 +5,10 @@ A backend turns a numpy state into its own state object (``load``), turns instru
 into something it can run (``program``: a tool's gate or circuit object, built outside
 the timed region as a user of that tool would), runs it in place (``run``), waits for
 asynchronous devices (``sync``) and hands the amplitudes back (``result``).
+
+Every backend runs one precision, chosen when it is made (``get(name, precision)``):
+``load`` rounds the amplitudes to it, so that its result is compared with the reference
+run on the same rounded amplitudes.
 """
 
 import numpy as np
@@ -13,22 +17,27 @@ from harness.errors import Unavailable
 from kernels.statevector import KERNELS
 from kernels.statevector.prepared import prepare
 
+#: precision name -> amplitude dtype; complex128 is the default everywhere.
+PRECISIONS = {"complex128": np.complex128, "complex64": np.complex64}
+
 
 class KernelBackend:
-    def __init__(self, name):
+    def __init__(self, name, precision="complex128"):
         self.name = name
+        self.precision = precision
+        self.dtype = np.dtype(PRECISIONS[precision])
 
     def check(self):
         pass
 
     def load(self, vec):
-        return vec.copy()
+        return vec.astype(self.dtype)
 
     def program(self, instructions, n):
         # Each gate checked and planned once, as a qulacs gate object is built once: the
         # timed region applies gates, the same work on every backend.
-        gates = [prepare(self.name, n, i.matrix, i.locs, i.ctrl_locs, i.ctrl_vals or None)
-                 for i in instructions]
+        gates = [prepare(self.name, n, i.matrix, i.locs, i.ctrl_locs, i.ctrl_vals or None,
+                         dtype=self.dtype) for i in instructions]
         if len(gates) == 1:
             return gates[0]
 
@@ -48,8 +57,8 @@ class KernelBackend:
 
 
 class CudaBackend(KernelBackend):
-    def __init__(self):
-        super().__init__("cuda")
+    def __init__(self, precision="complex128"):
+        super().__init__("cuda", precision)
         from kernels.statevector import cuda
         self.cuda = cuda
 
@@ -60,7 +69,7 @@ class CudaBackend(KernelBackend):
 
     def load(self, vec):
         import cupy
-        return cupy.asarray(vec)
+        return cupy.asarray(vec, dtype=self.dtype)
 
     def sync(self):
         self.cuda.sync()
@@ -69,19 +78,30 @@ class CudaBackend(KernelBackend):
         return state.get()
 
 
-class AdapterBackend:
-    """A simulator adapter module (``adapters.qulacs_sim``) as a backend."""
+def adapter_precisions(module):
+    """The precisions a simulator adapter runs, its default first (``PRECISIONS``, else
+    the one ``PRECISION``, else complex128)."""
+    return tuple(getattr(module, "PRECISIONS", (getattr(module, "PRECISION", "complex128"),)))
 
-    def __init__(self, module):
+
+class AdapterBackend:
+    """A simulator adapter module (``adapters.qulacs_sim``) or plugin as a backend."""
+
+    def __init__(self, module, precision="complex128"):
         self.module = module
         self.name = module.NAME
+        self.precision = precision
+        self.dtype = np.dtype(PRECISIONS[precision])
 
     def check(self):
         if not self.module.AVAILABLE:
             raise Unavailable(f"{self.name}: {self.module.REASON}")
+        offered = adapter_precisions(self.module)
+        if self.precision not in offered:
+            raise Unavailable(f"{self.name} runs {', '.join(offered)}, not {self.precision}")
 
     def load(self, vec):
-        return self.module.from_numpy(vec)
+        return self.module.from_numpy(vec.astype(self.dtype))
 
     def program(self, instructions, n):
         if len(instructions) == 1:
@@ -107,15 +127,22 @@ def simulator_adapters():
 
 def names():
     """Every backend name, in a fixed order: the kernels' progression, then the peers."""
-    return list(KERNELS) + [m.NAME for m in simulator_adapters()]
+    return list(KERNELS) + peer_names()
 
 
-def get(name):
+def peer_names():
+    """The simulator adapters' and plugins' backend names, installed or not."""
+    return [m.NAME for m in simulator_adapters()]
+
+
+def get(name, precision="complex128"):
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; known: {sorted(PRECISIONS)}")
     if name == "cuda":
-        return CudaBackend()
+        return CudaBackend(precision)
     if name in KERNELS:
-        return KernelBackend(name)
+        return KernelBackend(name, precision)
     for module in simulator_adapters():
         if module.NAME == name:
-            return AdapterBackend(module)
+            return AdapterBackend(module, precision)
     raise ValueError(f"unknown backend {name!r}; known: {names()}")

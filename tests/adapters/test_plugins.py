@@ -61,8 +61,8 @@ def test_example_plugin_is_discovered(installed):
 def test_example_plugin_is_validated(installed):
     for n in (3, 9):
         vec = random_state(n, np.random.default_rng(n))
-        for instructions in ([circuits.toffoli(0, n - 1, 1)], circuits.qcbm(n, np.random.default_rng(0)),
-                             circuits.qft(n)):
+        qcbm = circuits.qcbm(n, np.random.default_rng(0))
+        for instructions in ([circuits.toffoli(0, n - 1, 1)], qcbm, circuits.qft(n)):
             validate.validated_program(backends.get(SIM), vec, instructions)
     for problem in PROBLEMS.values():
         n = problem.sizes[0]

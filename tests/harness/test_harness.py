@@ -41,9 +41,26 @@ class _Broken(backends.KernelBackend):
 def test_wrong_result_fails_validation_before_timing():
     vec = random_state(5, np.random.default_rng(0))
     inst = [circuits.gate("H", 2)]
-    with pytest.raises(ValidationError, match="stride H: max amplitude error"):
+    with pytest.raises(ValidationError, match=r"stride H \(complex128\): max amplitude error"):
         validate.validated_program(_Broken("stride"), vec, inst, what="H")
     assert validate.validated_program(backends.get("stride"), vec, inst) is not None
+
+
+def test_complex64_backends_are_checked_at_their_precision():
+    vec = random_state(9, np.random.default_rng(4))
+    circ = circuits.qcbm(9, np.random.default_rng(5))
+    backend = backends.get("stride", "complex64")
+    program = validate.validated_program(backend, vec, circ)
+    state = backend.load(vec)
+    assert state.dtype == np.complex64
+    backend.run(state, program)
+    err = np.max(np.abs(state - validate.reference(vec, circ)))
+    assert 1e-9 < err < validate.ATOL["complex64"]  # single precision, and close
+    # a wrong complex64 result still fails
+    with pytest.raises(ValidationError, match=r"\(complex64\)"):
+        validate.check("x", state * 1.001, validate.reference(vec, circ), precision="complex64")
+    with pytest.raises(ValueError, match="unknown precision"):
+        backends.get("stride", "complex256")
 
 
 def test_validation_catches_nan_and_shape():
@@ -84,6 +101,30 @@ def test_gate_suite_setup_validates_and_skips():
     bench.time_gate("CNOT", 6, "stride")
     with pytest.raises(NotImplementedError, match="above its limit"):
         bench.setup("X", 13, "naive")
+
+
+def test_peers_run_at_their_profile_sizes(monkeypatch):
+    from harness.benchmarks import _setup
+
+    monkeypatch.setitem(_setup.PROFILE, "peer_gate_qubits", [6])
+    assert "qulacs" not in _setup.PEERS  # the baseline runs every size
+    monkeypatch.setattr(_setup, "PEERS", ["cirq"])
+    with pytest.raises(NotImplementedError, match="peers at gate_qubits"):
+        _setup.check_size("gate_qubits", 8, "cirq")
+    _setup.check_size("gate_qubits", 6, "cirq")
+    _setup.check_size("gate_qubits", 8, "stride")  # kernels run every size
+    _setup.check_size("gate_qubits", 8, "qulacs")
+
+
+def test_complex64_suite_validates_and_times():
+    from harness.benchmarks import statevector_gates as suite
+
+    assert "stride" in suite.GateComplex64.params[2]
+    assert "naive" not in suite.GateComplex64.params[2]
+    bench = suite.GateComplex64()
+    bench.setup("H", 8, "stride")
+    assert bench.state.dtype == np.complex64
+    bench.time_gate("H", 8, "stride")
 
 
 def test_circuit_suite_skips_naive_on_big_circuits():
