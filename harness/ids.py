@@ -6,6 +6,7 @@ dashboard's screenshot, the gate's history), named once. asv names a benchmark
 # state vector
 GATE_TIME = "statevector_gates.Gate.time_gate"
 GATE_CALL = "statevector_gates.GateCall.time_call"
+GATE64_TIME = "statevector_gates.GateComplex64.time_gate"
 CIRCUIT_TIME = "statevector_circuits.Circuit.time_circuit"
 THREADS_TIME = "statevector_threads.GateThreads.time_gate"
 COPY_BANDWIDTH = "machine.MemoryBandwidth.track_copy_bandwidth"

@@ -25,8 +25,24 @@ SECTIONS = (
         ("figure", "gates", "gate figures", sv.gate_figures, [ids.GATE_TIME]),
         ("table", "gate_ratios", "Best own kernel vs qulacs (minimum time, one thread)",
          lambda res: sv_tables.gate_ratios(res, gates=_all_gates(res)), [ids.GATE_TIME]),
+        ("table", "peer_ratios", "Best own kernel / each peer per gate and n (minimum "
+         "times, one thread; below 1: ours is faster)", sv_tables.peer_ratios, [ids.GATE_TIME]),
+        ("table", "gate_ranking", "Who is fastest: every backend per gate at the largest n",
+         sv_tables.ranking, [ids.GATE_TIME]),
         ("table", "call_overhead", "Cost of the plain kernel call", sv_tables.call_overhead,
          [ids.GATE_CALL, ids.GATE_TIME]),
+    ]),
+    ("State vector: circuits", [
+        ("table", "circuit_ratios", "Best own kernel / each peer per circuit and n",
+         lambda res: sv_tables.peer_ratios(res, ids.CIRCUIT_TIME, "circuit"),
+         [ids.CIRCUIT_TIME]),
+        ("table", "circuit_ranking", "Who is fastest: every backend per circuit at the "
+         "largest n", lambda res: sv_tables.ranking(res, ids.CIRCUIT_TIME, "circuit"),
+         [ids.CIRCUIT_TIME]),
+    ]),
+    ("State vector: complex64", [
+        ("table", "complex64_ranking", "Who is fastest in complex64, per gate at the "
+         "largest n", lambda res: sv_tables.ranking(res, ids.GATE64_TIME), [ids.GATE64_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
         ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure,
@@ -77,31 +93,49 @@ def _absent(res, needs):
 
 def build(results_dir=results.RESULTS_DIR, machine_name=None, out=OUT, say=print):
     """Write the figures, tables and index.html; return the page's path. Raises
-    FileNotFoundError when there are no results at all."""
-    name, res = results.latest(results_dir, machine_name)
-    if not res.get_all_result_keys():
-        raise FileNotFoundError(f"the results of machine {name!r} in {results_dir} hold no "
-                                "benchmarks; run `make bench` first")
+    FileNotFoundError when there are no results at all.
+
+    Every machine under ``results_dir`` (or only ``machine_name``) is reported, each
+    figure and table of one machine next to the same one of the others; with several,
+    each machine's files go in ``out/<machine>/``."""
+    names = [machine_name] if machine_name else results.machines(results_dir)
+    loaded = [results.latest(results_dir, name) for name in names or [None]]
+    loaded = [(name, res) for name, res in loaded if res.get_all_result_keys()]
+    if not loaded:
+        raise FileNotFoundError(f"the results in {results_dir} hold no benchmarks; "
+                                "run `make bench` first")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    several = len(loaded) > 1
     missing, sections = [], []
     for heading, specs in SECTIONS:
         items = []
-        for kind, slug, title, fn, needs in specs:
-            why = _absent(res, needs)
-            if why:
+        for spec in specs:
+            for name, res in loaded:
+                where = out / name if several else out
+                where.mkdir(parents=True, exist_ok=True)
+                made, why = _item(spec, res, where, f"{name}/" if several else "",
+                                  f" ({name})" if several else "")
+                items += made
+                why = [f"{name}: {w}" if several else w for w in why]
                 missing += [w for w in why if w not in missing]
-                continue
-            if kind == "figure":
-                items += [("figure", caption, png) for caption, png in fn(res, out)]
-            else:
-                text = fn(res)
-                (out / f"{slug}.md").write_text(f"# {title}\n\n{text}\n")
-                items.append(("table", title, f"{slug}.md", text))
         sections.append((heading, items))
     for line in missing:
         say(line)
     index = out / "index.html"
-    index.write_text(page.render(machine.machine(name, res), machine.versions(res),
+    index.write_text(page.render([(name, machine.machine(name, res)) for name, res in loaded],
+                                 machine.versions(loaded[0][1]), machine.peers(),
                                  machine.SETTINGS, missing, sections))
     return index
+
+
+def _item(spec, res, where, prefix, suffix):
+    """(page items, why not) for one figure or table spec on one machine's results."""
+    kind, slug, title, fn, needs = spec
+    why = _absent(res, needs)
+    if why:
+        return [], why
+    if kind == "figure":
+        return [("figure", caption + suffix, prefix + png) for caption, png in fn(res, where)], []
+    text = fn(res)
+    (where / f"{slug}.md").write_text(f"# {title}{suffix}\n\n{text}\n")
+    return [("table", title + suffix, f"{prefix}{slug}.md", text)], []

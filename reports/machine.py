@@ -1,5 +1,6 @@
-"""What a reader needs to trust the numbers: the machine that ran them, when, with which
-versions of every peer, and the settings measured."""
+"""What a reader needs to trust the numbers: the machine that ran them, when (the commit
+measured and the time the benchmarks ran, which are different dates), with which
+versions of every peer and how each peer was driven, and the settings measured."""
 
 import datetime
 import importlib.metadata
@@ -14,7 +15,9 @@ PACKAGES = ("numpy", "numba", "qulacs", "torch", "jax", "jaxlib", "autograd", "a
 SETTINGS = (
     ("statistic", "minimum time over asv's samples (the seeds' and the peers' convention)"),
     ("threads", "1 (OMP, MKL, OpenBLAS, numba pinned) except in the thread-scaling sweep"),
-    ("dtype", "complex128 amplitudes (state vector); float64 (AD)"),
+    ("dtype", "complex128 amplitudes (state vector) except the complex64 suite; float64 (AD)"),
+    ("peers' sizes", "the default profile times the peers other than qulacs at fewer n "
+                     "(harness/profiles.py, peer_*); PROFILE=full or peers at every size"),
     ("validation", "every result checked against the reference before it is timed"),
 )
 
@@ -36,14 +39,36 @@ def machine(name, res):
     cpu = info.get("cpu") or (_cpuinfo_model() if name == os.uname().nodename else None)
     ram = info.get("ram")
     memory = f"{int(ram) / 2**30:.1f} GiB" if str(ram).isdigit() else (ram or "unknown")
-    date = datetime.datetime.fromtimestamp(res.date / 1000, datetime.UTC) \
-        if res.date else None
+    # asv's Results.date is the measured commit's date, not when it ran; the run's own
+    # time is each benchmark's start
+    started = [t for t in (res.started_at or {}).values() if t]
     return [("machine", name), ("CPU", cpu or "unknown"),
             ("cores", info.get("num_cpu") or "unknown"), ("memory", memory),
             ("OS", info.get("os") or "unknown"), ("arch", info.get("arch") or "unknown"),
-            ("results date", f"{date:%Y-%m-%d %H:%M} UTC" if date else "unknown"),
             ("commit", res.commit_hash[:12] if res.commit_hash else "unknown"),
+            ("commit date", _utc(res.date)),
+            ("benchmarks run", f"{_utc(min(started))} to {_utc(max(started))}"
+             if started else "unknown"),
             ("Python", info.get("python") or res.env_name)]
+
+
+def _utc(ms):
+    if not ms:
+        return "unknown"
+    return f"{datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC):%Y-%m-%d %H:%M} UTC"
+
+
+def peers():
+    """[(backend, version or why unavailable, precisions, how it is driven)] of every
+    simulator adapter and plugin installed where the report is built (the benchmarked
+    environment when `make bench` ran here)."""
+    from harness.statevector.backends import adapter_precisions, simulator_adapters
+    rows = []
+    for module in simulator_adapters():
+        settings = getattr(module, "SETTINGS", {})
+        rows.append((module.NAME, module.REASON, ", ".join(adapter_precisions(module)),
+                     "; ".join(f"{k}: {v}" for k, v in settings.items()) or "-"))
+    return rows
 
 
 def versions(res):

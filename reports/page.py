@@ -31,14 +31,27 @@ def _pairs_table(rows, header):
                                    + ["| " + " | ".join(map(str, r)) + " |" for r in rows]))
 
 
-def render(machine, versions, settings, missing, sections):
-    """``sections``: [(heading, [item])], item = ("figure", caption, png) or
-    ("table", title, markdown file, markdown text)."""
+def _machines_table(machines):
+    """One column per machine, one row per field (the first machine's order)."""
+    names = [name for name, _ in machines]
+    values = [dict(rows) for _, rows in machines]
+    fields = list(dict.fromkeys(f for _, rows in machines for f, _ in rows))
+    return _pairs_table([(f, *(v.get(f, "-") for v in values)) for f in fields],
+                        ("field", *names) if len(names) > 1 else ("field", "value"))
+
+
+def render(machines, versions, peers, settings, missing, sections):
+    """``machines``: [(name, [(field, value)])], side by side; ``peers``: [(backend,
+    version, precisions, how it is driven)]; ``sections``: [(heading, [item])], item =
+    ("figure", caption, png) or ("table", title, markdown file, markdown text)."""
     out = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
            "<title>qsim-ad-bench report</title>", f"<style>{STYLE}</style></head><body>",
-           "<h1>qsim-ad-bench report</h1>", "<h2>Machine</h2>",
-           _pairs_table(machine, ("field", "value")), "<h2>Versions</h2>",
+           "<h1>qsim-ad-bench report</h1>",
+           "<h2>Machines</h2>" if len(machines) > 1 else "<h2>Machine</h2>",
+           _machines_table(machines), "<h2>Versions</h2>",
            _pairs_table(versions, ("package", "version", "from")),
+           "<h2>Simulator peers</h2>",
+           _pairs_table(peers, ("backend", "version", "precisions", "how it is driven")),
            "<h2>Settings measured</h2>", _pairs_table(settings, ("setting", "value"))]
     if missing:
         out.append("<h2>Missing results</h2><ul>")

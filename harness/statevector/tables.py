@@ -1,6 +1,7 @@
 """The state-vector tables of ``python -m harness table`` and the report: best own kernel
-/ qulacs per gate and n, effective bandwidth against the memory yardsticks, thread
-scaling, and the cost of the plain kernel call against a prepared gate."""
+/ qulacs per gate and n, who is fastest per gate and circuit, effective bandwidth against
+the memory yardsticks, thread scaling, and the cost of the plain kernel call against a
+prepared gate."""
 
 from harness import ids, results
 from harness.timing import format_seconds
@@ -22,6 +23,45 @@ def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
             best = min(own, key=own.get)
             lines.append(f"| {gate} | {n} | {format_seconds(peer)} | {best} "
                          f"{format_seconds(own[best])} | {own[best] / peer:.2f} |")
+    return "\n".join(lines)
+
+
+def ranking(res, key=ids.GATE_TIME, what="gate"):
+    """Per gate (or circuit) at the largest n with results: every backend from fastest to
+    slowest, with its time over the fastest's and our best kernel's time over its own."""
+    data = results.table(res, key)
+    lines = [f"| {what} | n | rank | backend | time | / fastest | best own kernel / it |",
+             "|---|---|---|---|---|---|---|"]
+    for name in dict.fromkeys(g for g, _, _ in data):
+        n = max(n for g, n, _ in data if g == name)
+        times = {b: t for (g, m, b), t in data.items() if g == name and m == n}
+        order = sorted(times, key=times.get)
+        own = min((times[b] for b in OWN if b in times), default=None)
+        for rank, backend in enumerate(order, 1):
+            t = times[backend]
+            mine = "-" if own is None else f"{own / t:.2f}"
+            lines.append(f"| {name} | {n} | {rank} | {backend} | {format_seconds(t)} "
+                         f"| {t / times[order[0]]:.2f} | {mine} |")
+    return "\n".join(lines)
+
+
+def peer_ratios(res, key=ids.GATE_TIME, what="gate"):
+    """Our best kernel's time over each peer's, per gate (or circuit) and n, side by side
+    (below 1: our kernel is faster): the issue's comparison table."""
+    data = results.table(res, key)
+    peers = list(dict.fromkeys(b for _, _, b in data if b not in OWN + ("naive", "cuda")))
+    order = {g: i for i, g in enumerate(dict.fromkeys(g for g, _, _ in data))}
+    lines = [f"| {what} | n | best own kernel | " + " | ".join(peers) + " |",
+             "|---|---|---|" + "---|" * len(peers)]
+    for name, n in sorted({(g, n) for g, n, _ in data}, key=lambda k: (order[k[0]], k[1])):
+        own = {b: data[(name, n, b)] for b in OWN if (name, n, b) in data}
+        if not own:
+            continue
+        best = min(own, key=own.get)
+        cells = [f"{own[best] / data[(name, n, p)]:.2f}" if (name, n, p) in data else "-"
+                 for p in peers]
+        lines.append(f"| {name} | {n} | {best} {format_seconds(own[best])} | "
+                     + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -81,5 +121,11 @@ def call_overhead(res):
 
 
 SECTIONS = (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
+            ("Best own kernel / each peer, gates (below 1: ours is faster)", peer_ratios),
+            ("Best own kernel / each peer, circuits",
+             lambda res: peer_ratios(res, ids.CIRCUIT_TIME, "circuit")),
+            ("Ranking per gate at the largest n", ranking),
+            ("Ranking per circuit at the largest n",
+             lambda res: ranking(res, ids.CIRCUIT_TIME, "circuit")),
             ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling),
             ("Cost of the plain kernel call", call_overhead))

@@ -18,13 +18,21 @@ GATE_TIMES = [4e-5, 2e-6, 1e-6, math.nan, 8e-6, 1e-5,
 INFO = {"cpu": "Fake CPU 9000", "num_cpu": "8", "ram": str(16 * 2**30)}
 
 
-def report_results(tmp_path, chunks=True, threads=True, skipped=()):
+#: QFT at 8 and 12 qubits on stride, qulacs and a peer that ran at 12 only
+CIRCUITS = [["'QFT'"], ["8", "12"], ["'stride'", "'qulacs'", "'cirq'"]]
+CIRCUIT_TIMES = [1e-4, 2e-4, math.nan, 4e-3, 5e-3, 2e-3]
+
+
+def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box"):
     """Fake results of every suite the report reads; ``skipped``: benchmarks recorded
     with every combination skipped."""
     results_dir = tmp_path / "results"
-    results_dir.mkdir()
-    res = fake_results.new_results(results_dir, "box", INFO)
+    results_dir.mkdir(exist_ok=True)
+    res = fake_results.new_results(results_dir, machine, INFO)
     fake_results.add(res, ids.GATE_TIME, GATES, GATE_TIMES)
+    fake_results.add(res, ids.CIRCUIT_TIME, CIRCUITS, CIRCUIT_TIMES)
+    fake_results.add(res, ids.GATE64_TIME, [["'X'"], ["10"], ["'stride'", "'qsim'"]],
+                     [1e-4, 2e-4])
     fake_results.add(res, ids.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
     for name, value in (("copy", 10.0), ("inplace", 20.0)):
         fake_results.add(res, getattr(ids, f"{name.upper()}_BANDWIDTH"), [], [value])
@@ -62,7 +70,8 @@ def test_page_links_every_figure_and_table(full):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     mds = re.findall(r'<a href="([^"]+\.md)">', text)
     assert {"gate_ratios.md", "bandwidth.md", "ad_speedups.md", "ad_slowdown.md",
-            "ad_trmul.md", "ad_chunks.md"} <= set(mds)
+            "ad_trmul.md", "ad_chunks.md", "peer_ratios.md", "gate_ranking.md",
+            "circuit_ratios.md", "circuit_ranking.md", "complex64_ranking.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -84,14 +93,50 @@ def test_tables_hold_the_numbers(full):
     assert "<td>3.33x</td>" in text and "<th>vs torch</th>" in text
 
 
+def test_peer_tables_rank_and_compare_with_missing_peers(full):
+    _, out, _ = full
+    ranking = (out / "circuit_ranking.md").read_text()
+    # at the largest n (12): cirq 2 ms fastest, then stride (4 ms), then qulacs (5 ms)
+    assert "| QFT | 12 | 1 | cirq | 2 ms | 1.00 | 2.00 |" in ranking
+    assert "| QFT | 12 | 2 | stride | 4 ms | 2.00 | 1.00 |" in ranking
+    assert "| QFT | 12 | 3 | qulacs | 5 ms | 2.50 | 0.80 |" in ranking
+    ratios = (out / "circuit_ratios.md").read_text()
+    assert "| circuit | n | best own kernel | qulacs | cirq |" in ratios
+    assert "| QFT | 8 | stride 100 us | 0.50 | - |" in ratios  # cirq did not run at 8
+    assert "| QFT | 12 | stride 4 ms | 0.80 | 2.00 |" in ratios
+    assert "| X | 10 | 1 | stride | 100 us | 1.00 | 1.00 |" in \
+        (out / "complex64_ranking.md").read_text()
+    assert "| X | 10 | 2 | qsim | 200 us | 2.00 | 0.50 |" in \
+        (out / "complex64_ranking.md").read_text()
+
+
+def test_several_machines_side_by_side(tmp_path):
+    report_results(tmp_path, machine="box")
+    results_dir = report_results(tmp_path, machine="laptop", threads=False)
+    out = tmp_path / "out"
+    said = []
+    text = build.build(results_dir, None, out, say=said.append).read_text()
+    assert "<h2>Machines</h2>" in text and "<th>box</th><th>laptop</th>" in text
+    for machine in ("box", "laptop"):
+        assert (out / machine / "gate_X.png").exists() and f'src="{machine}/gate_X.png"' in text
+        assert f"Who is fastest: every backend per circuit at the largest n ({machine})" in text
+    assert (out / "box" / "threads.png").exists() and not (out / "laptop" / "threads.png").exists()
+    assert said == ["laptop: no results for statevector_threads.GateThreads: run make bench"]
+
+
 def test_page_names_machine_versions_and_settings(full):
     import numpy as np
 
     text = full[0].read_text()
     for expected in ("Fake CPU 9000", "<td>8</td>", "16.0 GiB", "2023-11-14 22:13 UTC",
                      "abcdef123456", f"<td>{np.__version__}</td>", "qulacs", "algopy",
-                     "minimum time", "complex128"):
+                     "minimum time", "complex128", "<td>commit date</td>",
+                     "<td>benchmarks run</td>", "2026-01-01 00:00 UTC to 2026-01-01 00:00 UTC",
+                     "<h2>Simulator peers</h2>"):
         assert expected in text, expected
+    import adapters
+    for name, module in adapters.simulators().items():  # every installed peer, its version
+        assert f"<td>{module.NAME}</td><td>{module.REASON}</td>" in text, name
 
 
 def test_missing_suites_are_named_and_the_rest_is_built(tmp_path, capsys):
