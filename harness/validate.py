@@ -36,18 +36,29 @@ def validate_all(qubits):
 
 
 def validate_statevector(qubits):
+    """One table per precision (complex128, then complex64); the number wrong."""
+    wrong = 0
+    for precision in backends.PRECISIONS:
+        print(f"{precision}:")
+        wrong += _validate_precision(qubits, precision)
+    return wrong
+
+
+def _validate_precision(qubits, precision):
     names = backends.names()
-    print(f"{'case':<12} {'n':>3}  " + " ".join(f"{b:>9}" for b in names))
+    print(f"{'case':<12} {'n':>3}  " + " ".join(f"{b:>11}" for b in names))
     wrong = 0
     reasons = {}
+    dtype = backends.PRECISIONS[precision]
     for n in qubits:
-        vec = random_state(n, np.random.default_rng(n))
+        vec = random_state(n, np.random.default_rng(n)).astype(dtype)
         for case, instructions in cases(n):
-            expected = validate.reference(vec, instructions)
+            expected = validate.reference(vec.astype(np.complex128), instructions)
             row = []
             for b in names:
                 try:
-                    validate.validated_program(backends.get(b), vec, instructions, expected)
+                    validate.validated_program(backends.get(b, precision), vec, instructions,
+                                               expected)
                     row.append("ok")
                 except ValidationError as exc:
                     row.append("WRONG")
@@ -56,7 +67,7 @@ def validate_statevector(qubits):
                 except NotImplementedError as exc:
                     row.append("skip")
                     reasons.setdefault((b, "skip"), str(exc))
-            print(f"{case:<12} {n:>3}  " + " ".join(f"{r:>9}" for r in row))
+            print(f"{case:<12} {n:>3}  " + " ".join(f"{r:>11}" for r in row))
     _print_reasons(reasons, wrong)
     return wrong
 
