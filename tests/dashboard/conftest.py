@@ -16,9 +16,11 @@ from harness import browser, dashboard
 from tests.harness import fake_results
 
 BENCHMARK = "suite.Gate.time_gate"
-PARAMS = [["'X'", "'H'"], ["'stride'", "'naive'"]]
+# a peer that is missing (skipped: NaN) on the first commit for X and on both for H
+PARAMS = [["'X'", "'H'"], ["'stride'", "'naive'", "'somepeer'"]]
+NAN = float("nan")
 # Seconds per commit, in asv's order (the last parameter varies fastest).
-VALUES = ([1e-6, 2e-6, 3e-6, 4e-6], [1.5e-6, 2.5e-6, 3.5e-6, 4.5e-6])
+VALUES = ([1e-6, 2e-6, NAN, 3e-6, 4e-6, NAN], [1.5e-6, 2.5e-6, 5e-6, 3.5e-6, 4.5e-6, NAN])
 
 
 def _git(repo, *args):
