@@ -102,13 +102,16 @@ def _origin(name):
     return f"{__name__}.{name}" if name in ADAPTERS else f"plugin {name}"
 
 
-def _survey():
-    """``{name: (module or None, ok, reason)}`` for every registered adapter: the module
-    is None where discovery refuses it (failed import, no AVAILABLE or NAME, a NAME
-    another adapter has already)."""
+def _survey(kind=None):
+    """``{name: (module or None, ok, reason)}`` for every registered adapter (of ``kind``):
+    the module is None where discovery refuses it (failed import, no AVAILABLE or NAME, a
+    NAME another adapter of its kind has already). Only the adapters of ``kind`` are
+    imported, so that the AD suites do not import every simulator."""
     out = {}
     names = set()
-    for name in registry():
+    for name, k in registry().items():
+        if kind is not None and k != kind:
+            continue
         try:
             module = load(name)
         except PluginError as exc:
@@ -124,11 +127,11 @@ def _survey():
             out[name] = (None, False, f"{_origin(name)} does not set AVAILABLE")
         elif not isinstance(tool, str) or not tool:
             out[name] = (None, False, f"{_origin(name)} does not set NAME")
-        elif tool in names:
+        elif (k, tool) in names:
             out[name] = (None, False,
                          f"{_origin(name)}: NAME {tool!r} is already another adapter's")
         else:
-            names.add(tool)
+            names.add((k, tool))
             out[name] = (module, ok, str(getattr(module, "REASON", "")))
     return out
 
@@ -142,15 +145,11 @@ def modules(kind):
     """The adapter modules of ``kind`` ("simulator" or "ad"), built-in and plugins, whether
     their tool is installed or not (each says so in AVAILABLE/REASON); a module that fails
     to import, or that discovery refuses, is left out (:func:`available` says why)."""
-    kinds = registry()
-    return [module for name, (module, _, _) in _survey().items()
-            if module is not None and kinds[name] == kind]
+    return [module for module, _, _ in _survey(kind).values() if module is not None]
 
 
 def _usable(kind):
-    kinds = registry()
-    return {name: module for name, (module, ok, _) in _survey().items()
-            if ok and kinds[name] == kind}
+    return {name: module for name, (module, ok, _) in _survey(kind).items() if ok}
 
 
 def simulators():

@@ -78,8 +78,8 @@ def test_example_plugin_is_benchmarked(installed):
         from harness.benchmarks import statevector_gates as g, ad_problems as a
         assert {SIM!r} in g.Gate.params[2], g.Gate.params[2]
         bench = g.Gate()
-        bench.setup("CNOT", 8, {SIM!r})
-        bench.time_gate("CNOT", 8, {SIM!r})
+        bench.setup("CNOT", 10, {SIM!r})
+        bench.time_gate("CNOT", 10, {SIM!r})
         print("backends", *a.BACKENDS)
     """)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(installed), str(ROOT)]),
