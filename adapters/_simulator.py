@@ -1,0 +1,60 @@
+"""What every simulator adapter shares: the unavailable-tool error, the precision of a
+state handed in, an instruction's controls in one form, and the kernel signature
+(``apply``) built from the adapter's own from_numpy / gate / run / to_numpy."""
+
+import numpy as np
+
+from kernels.statevector._validate import check_gate, state_qubits
+from kernels.statevector.circuits import Instruction
+
+DTYPES = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.complex64)}
+
+
+def require(name, available, reason):
+    if not available:
+        raise RuntimeError(f"the {name} adapter is unavailable: {reason}")
+
+
+def precision_of(vec, name, precisions):
+    """The precision name of ``vec``'s dtype; NotImplementedError naming the dtype when the
+    tool does not run it, ValueError when ``vec`` is not a state."""
+    vec = np.asarray(vec)
+    state_qubits(vec)
+    for precision in precisions:
+        if vec.dtype == DTYPES[precision]:
+            return precision
+    raise NotImplementedError(f"{name} runs {', '.join(precisions)} states, got {vec.dtype}")
+
+
+def parts(instruction):
+    """(name, locs, ctrl_locs, ctrl_vals, params) with plain ints and every control valued."""
+    locs = tuple(int(q) for q in instruction.locs)
+    ctrls = tuple(int(q) for q in instruction.ctrl_locs)
+    vals = tuple(int(v) for v in instruction.ctrl_vals or ()) or (1,) * len(ctrls)
+    return instruction.name, locs, ctrls, vals, tuple(instruction.params)
+
+
+def named(instruction, table):
+    """``table[(name, targets, controls)]`` for an instruction whose controls are all 1 and
+    whose rotation carries its angle, else None (the caller falls back to the matrix)."""
+    name, locs, ctrls, vals, params = parts(instruction)
+    if any(v != 1 for v in vals):
+        return None
+    entry = table.get((name, len(locs), len(ctrls)))
+    if entry is None or (name in ("Rx", "Ry", "Rz", "phase") and len(params) != 1):
+        return None
+    return entry
+
+
+def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    """The kernel signature on ``module``: check, copy into the tool, run, copy back."""
+    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+    if not isinstance(state, np.ndarray):
+        raise NotImplementedError(f"{module.NAME} runs numpy states, got {type(state).__name__}")
+    native = module.from_numpy(state)  # NotImplementedError for a dtype it does not run
+    inst = Instruction("dense", np.asarray(g.matrix, dtype=np.complex128), g.locs, g.ctrl_locs,
+                       g.ctrl_vals)
+    module.run(native, module.gate(inst))
+    module.sync()
+    state[:] = module.to_numpy(native)
+    return state

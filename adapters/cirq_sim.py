@@ -1,0 +1,78 @@
+"""Cirq behind the kernels' gate instructions.
+
+The state is Cirq's own simulation state, ``cirq.StateVectorSimulationState``, and a gate
+is applied to it with ``cirq.act_on``: what Cirq's simulator does for each operation of a
+circuit, without building a new state or copying the amplitudes in and out per call.
+Programs are the Cirq operations, built once (Cirq's named gates where it has them; see
+:mod:`adapters._cirq_ops` for the qubit renumbering: Cirq is big-endian).
+"""
+
+import sys
+
+import numpy as np
+
+from . import _cirq_ops, _simulator
+from ._guard import guarded_import
+
+NAME = "cirq"
+PRECISIONS = ("complex128", "complex64")  # the simulation state's dtype
+PRECISION = PRECISIONS[0]
+SETTINGS = {"threads": "1 (Cirq's state vector is numpy: einsum on one thread)",
+            "api": "StateVectorSimulationState + cirq.act_on per operation",
+            "gates": "Cirq's named gates (X, H, CNOT, CCX, rx, ZPowGate, ...), else "
+                     "MatrixGate with controlled_by",
+            "circuits": "the circuit's operations in order, no optimisation passes"}
+
+cirq, AVAILABLE, REASON = guarded_import("cirq")
+
+
+def _require():
+    _simulator.require(NAME, AVAILABLE, REASON)
+
+
+def version():
+    _require()
+    return cirq.__version__
+
+
+def sync():
+    """Cirq runs synchronously on numpy."""
+
+
+def from_numpy(vec):
+    """A simulation state holding a copy of ``vec`` (complex128 or complex64)."""
+    _require()
+    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
+    n = int(np.asarray(vec).shape[0]).bit_length() - 1
+    return cirq.StateVectorSimulationState(
+        initial_state=np.array(vec, dtype=_simulator.DTYPES[precision]),
+        qubits=cirq.LineQubit.range(n), dtype=_simulator.DTYPES[precision])
+
+
+def to_numpy(state):
+    _require()
+    return state.target_tensor.reshape(-1).copy()
+
+
+def gate(instruction):
+    _require()
+    return _cirq_ops.Program(cirq, [instruction])
+
+
+def circuit(instructions, n):
+    _require()
+    return _cirq_ops.Program(cirq, instructions, n)
+
+
+def run(state, program):
+    """Apply the program's operations to ``state`` in place: the timed call."""
+    act_on = cirq.act_on
+    for op in program.for_qubits(len(state.qubits)):
+        act_on(op, state)
+    return state
+
+
+def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    _require()
+    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
+                                    ctrl_vals)
