@@ -57,26 +57,3 @@ def operation(cirq, instruction, n):
 def operations(cirq, instructions, n):
     return [operation(cirq, inst, n) for inst in instructions]
 
-
-class Program:
-    """Some instructions as Cirq operations (``make``: what to build from the operation
-    list, e.g. a ``cirq.Circuit``). Cirq's qubit for our qubit q depends on the state's
-    size, so the operations are built once per size met, on first use (in the
-    validation run that precedes any timing)."""
-
-    def __init__(self, cirq, instructions, n=None, make=list):
-        self.cirq, self.instructions, self.make = cirq, list(instructions), make
-        self.min_qubits = max((max((*i.locs, *i.ctrl_locs)) + 1 for i in self.instructions),
-                              default=0)
-        if n is not None and n < self.min_qubits:
-            raise ValueError(f"the instructions act on {self.min_qubits} qubits, not {n}")
-        self.built = {}
-
-    def for_qubits(self, n):
-        built = self.built.get(n)
-        if built is None:
-            if n < self.min_qubits:
-                raise ValueError(f"the program acts on {self.min_qubits} qubits, the state "
-                                 f"has {n}")
-            built = self.built[n] = self.make(operations(self.cirq, self.instructions, n))
-        return built

@@ -58,3 +58,27 @@ def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     module.sync()
     state[:] = module.to_numpy(native)
     return state
+
+
+class Program:
+    """Instructions compiled for a tool whose operations depend on the state they meet
+    (big-endian tools renumber qubits by the state's size; some need the matrices in the
+    state's dtype): ``build(instructions, *key)`` once per key, on first use, which is the
+    validation run that precedes any timing."""
+
+    def __init__(self, build, instructions, n=None):
+        self.build, self.instructions = build, list(instructions)
+        self.min_qubits = max((max((*i.locs, *i.ctrl_locs)) + 1 for i in self.instructions),
+                              default=0)
+        if n is not None and n < self.min_qubits:
+            raise ValueError(f"the instructions act on {self.min_qubits} qubits, not {n}")
+        self.built = {}
+
+    def get(self, n, *key):
+        built = self.built.get((n, *key))
+        if built is None:
+            if n < self.min_qubits:
+                raise ValueError(f"the program acts on {self.min_qubits} qubits, the state "
+                                 f"has {n}")
+            built = self.built[(n, *key)] = self.build(self.instructions, n, *key)
+        return built

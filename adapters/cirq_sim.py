@@ -56,18 +56,22 @@ def to_numpy(state):
 
 def gate(instruction):
     _require()
-    return _cirq_ops.Program(cirq, [instruction])
+    return _simulator.Program(_build, [instruction])
 
 
 def circuit(instructions, n):
     _require()
-    return _cirq_ops.Program(cirq, instructions, n)
+    return _simulator.Program(_build, instructions, n)
+
+
+def _build(instructions, n):
+    return _cirq_ops.operations(cirq, instructions, n)
 
 
 def run(state, program):
     """Apply the program's operations to ``state`` in place: the timed call."""
     act_on = cirq.act_on
-    for op in program.for_qubits(len(state.qubits)):
+    for op in program.get(len(state.qubits)):
         act_on(op, state)
     return state
 

@@ -90,18 +90,22 @@ def to_numpy(state):
 
 def gate(instruction):
     _require()
-    return _cirq_ops.Program(cirq, [instruction], make=cirq.Circuit)
+    return _simulator.Program(_build, [instruction])
 
 
 def circuit(instructions, n):
     _require()
-    return _cirq_ops.Program(cirq, instructions, n, make=cirq.Circuit)
+    return _simulator.Program(_build, instructions, n)
+
+
+def _build(instructions, n):
+    return cirq.Circuit(_cirq_ops.operations(cirq, instructions, n))
 
 
 def run(state, program):
     """The circuit on ``state``: the timed call (translation, copy in, simulation)."""
     _, state.vec, _ = _sim().simulate_into_1d_array(
-        program.for_qubits(state.n), qubit_order=state.qubits, initial_state=state.vec)
+        program.get(state.n), qubit_order=state.qubits, initial_state=state.vec)
     return state
 
 
