@@ -13,9 +13,10 @@ EXTRAS ?= peers,dev
 setup: $(STAMP)
 
 # Reinstall whenever the declared or the pinned dependencies change.
-$(STAMP): pyproject.toml requirements/pinned.txt
+$(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -c requirements/pinned.txt -e '.[$(EXTRAS)]'
+	sh requirements/projectq.sh $(PY) || echo "setup: ProjectQ's C++ simulator did not build; the projectq peer is skipped"
 	touch $@
 
 test: setup  ## the test suite
@@ -60,4 +61,4 @@ calibrate: setup  ## 20 A/A gate runs of HEAD: the spreads behind the tolerances
 
 clean:
 	git worktree prune
-	rm -rf $(VENV) results/html .asv .gate
+	rm -rf $(VENV) .venv-build results/html .asv .gate

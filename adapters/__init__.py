@@ -27,7 +27,6 @@ ADAPTERS = {
     "cirq_sim": "simulator",
     "qsim_sim": "simulator",
     "mindquantum_sim": "simulator",
-    "quest_sim": "simulator",
     "qibojit_sim": "simulator",
     "projectq_sim": "simulator",
     "torch_ad": "ad",

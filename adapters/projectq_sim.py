@@ -1,0 +1,160 @@
+"""ProjectQ behind the kernels' gate instructions, as its users drive it: a ``MainEngine``
+with the ``Simulator`` backend and no compiler engines (``engine_list=[]``, so gates reach
+the simulator as written), gates applied with ``gate | qubits`` under ``Control``, and
+``eng.flush()`` inside ``run``, since ProjectQ queues commands until a flush.
+
+ProjectQ's C++ simulator is built from source: PyPI has only an sdist, and version 0.8.0
+does not build with setuptools >= 72 (its setup.py uses ``Compiler.dry_run``), so ``make
+setup`` builds its wheel in a separate environment with older setuptools (see the
+Makefile). Without the C++ extension ProjectQ silently runs a slow pure-Python simulator:
+the adapter says which one it has in REASON and SETTINGS.
+
+Conventions are ours (checked numerically on 0.8.0): the qubits allocated in order 0..n-1
+are bits 0..n-1 of the wavefunction, and a ``MatrixGate`` on ``(q_0, ..., q_{k-1})`` has
+bit j of its index on ``q_j``. A control on |0> is X before and after, inside the program.
+ProjectQ refuses to deallocate qubits that are not in a classical state, so a state being
+dropped is first reset to |0...0>.
+"""
+
+import atexit
+import sys
+import weakref
+
+import numpy as np
+
+from . import _simulator
+from ._guard import guarded_import, tool_version
+
+NAME = "projectq"
+PRECISIONS = ("complex128",)
+PRECISION = PRECISIONS[0]
+
+projectq, AVAILABLE, REASON = guarded_import("projectq", "ops", "meta", "backends")
+if AVAILABLE:
+    try:
+        import projectq.backends._sim._cppsim  # noqa: F401  (the compiled simulator)
+        _KIND = "C++ simulator"
+    except ImportError:
+        _KIND = "Python fallback simulator (the C++ extension is not built: slow)"
+    REASON = f"projectq {tool_version(projectq, 'projectq')} ({_KIND})"
+else:
+    _KIND = "unavailable"
+
+SETTINGS = {"threads": "1 (OpenMP, OMP_NUM_THREADS=1 before import; no runtime control)",
+            "api": "MainEngine(Simulator(), engine_list=[]): gate | qubits under Control, "
+                   "eng.flush() inside run",
+            "gate fusion": "off (ProjectQ's default)",
+            "simulator": _KIND}
+
+def _require():
+    _simulator.require(NAME, AVAILABLE, REASON)
+
+
+def version():
+    _require()
+    return tool_version(projectq, "projectq")
+
+
+def sync():
+    """run() flushes: nothing is pending afterwards."""
+
+
+class _State:
+    def __init__(self, vec):
+        from projectq.backends import Simulator
+        self.eng = projectq.MainEngine(backend=Simulator(), engine_list=[])
+        self.n = vec.shape[0].bit_length() - 1
+        self.qureg = self.eng.allocate_qureg(self.n)
+        self.eng.flush()
+        self.eng.backend.set_wavefunction(vec, self.qureg)
+        # after the engine's own exit handler, so it runs before it (atexit is LIFO)
+        atexit.register(_release, weakref.ref(self))
+
+    def read(self):
+        self.eng.flush()
+        mapping, wavefunction = self.eng.backend.cheat()
+        if any(mapping[q.id] != k for k, q in enumerate(self.qureg)):
+            raise RuntimeError(f"projectq placed the qubits at {mapping}, not in order")
+        return np.array(wavefunction, dtype=np.complex128)
+
+    def release(self):
+        """Back to |0...0>, so that the qubits can be deallocated."""
+        if self.qureg is not None:
+            zero = np.zeros(1 << self.n, dtype=np.complex128)
+            zero[0] = 1
+            self.eng.flush()
+            self.eng.backend.set_wavefunction(zero, self.qureg)
+            self.qureg = None
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # interpreter shutdown: nothing is left to protect
+            pass
+
+
+def _release(ref):
+    state = ref()
+    if state is not None:
+        state.release()
+
+
+def from_numpy(vec):
+    _require()
+    _simulator.precision_of(vec, NAME, PRECISIONS)
+    return _State(np.array(vec, dtype=np.complex128))
+
+
+def to_numpy(state):
+    _require()
+    return state.read()
+
+
+def _operations(instruction):
+    """[(gate, control qubits, target qubits)] for one instruction."""
+    ops = projectq.ops
+    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    fixed = {"X": ops.X, "Y": ops.Y, "Z": ops.Z, "H": ops.H, "S": ops.S, "T": ops.T}
+    # ProjectQ's Rx, Ry, Rz are ours; R(t) is diag(1, exp(i t)), our phase
+    rotations = {"Rx": ops.Rx, "Ry": ops.Ry, "Rz": ops.Rz, "phase": ops.R}
+    if len(locs) == 1 and name in fixed:
+        gate = fixed[name]
+    elif len(locs) == 1 and name in rotations and len(params) == 1:
+        gate = rotations[name](params[0])
+    elif name == "SWAP" and len(locs) == 2:
+        gate = ops.Swap
+    else:
+        gate = ops.MatrixGate(np.asarray(instruction.matrix, dtype=np.complex128))
+    flips = [(ops.X, (), (q,)) for q, v in zip(ctrls, vals) if v == 0]
+    return [*flips, (gate, ctrls, locs), *flips]
+
+
+def gate(instruction):
+    _require()
+    return _operations(instruction)
+
+
+def circuit(instructions, n):
+    _require()
+    return [op for inst in instructions for op in _operations(inst)]
+
+
+def run(state, program):
+    """The program's gates through the engine, then flush: the timed call."""
+    from projectq.meta import Control
+    eng, qureg = state.eng, state.qureg
+    for g, ctrls, targets in program:
+        qubits = tuple(qureg[q] for q in targets)
+        if ctrls:
+            with Control(eng, [qureg[q] for q in ctrls]):
+                g | qubits
+        else:
+            g | qubits
+    eng.flush()
+    return state
+
+
+def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+    _require()
+    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
+                                    ctrl_vals)
