@@ -13,12 +13,15 @@ FAKES = {
     "fake_raises": ("simulator", "raise RuntimeError('bug in the adapter itself')"),
     "fake_missing": ("ad", """
         from adapters._guard import guarded_import
+        NAME = "missing"
         tool, AVAILABLE, REASON = guarded_import("no_such_tool_for_tests")"""),
     "fake_broken_tool": ("simulator", """
         from adapters._guard import guarded_import
+        NAME = "broken"
         tool, AVAILABLE, REASON = guarded_import("broken_tool_for_tests")"""),
     "fake_noflag": ("simulator", "NAME = 'noflag'"),
-    "fake_sim": ("simulator", "AVAILABLE, REASON = True, 'fake 1.0'"),
+    "fake_noname": ("simulator", "AVAILABLE, REASON = True, 'anonymous'"),
+    "fake_sim": ("simulator", "NAME, AVAILABLE, REASON = 'fake', True, 'fake 1.0'"),
 }
 
 
@@ -49,13 +52,15 @@ def test_broken_adapters_are_reported_and_do_not_stop_the_others(fake_registry):
     ok, reason = report["fake_broken_tool"]
     assert not ok and "OSError" in reason and "libbroken.so" in reason
     assert report["fake_noflag"] == (False, "adapters.fake_noflag does not set AVAILABLE")
+    assert report["fake_noname"] == (False, "adapters.fake_noname does not set NAME")
     assert report["fake_sim"] == (True, "fake 1.0")
     qulacs_sim = adapters.load("qulacs_sim")
     assert report["qulacs_sim"] == (qulacs_sim.AVAILABLE, qulacs_sim.REASON)
 
     sims = adapters.simulators()
     assert "fake_sim" in sims and sims["fake_sim"].REASON == "fake 1.0"
-    assert not {"fake_raises", "fake_missing", "fake_broken_tool", "fake_noflag"} & set(sims)
+    assert not {"fake_raises", "fake_missing", "fake_broken_tool", "fake_noflag",
+                "fake_noname"} & set(sims)
     assert ("qulacs_sim" in sims) == report["qulacs_sim"][0]
 
 
