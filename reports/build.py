@@ -43,6 +43,9 @@ SECTIONS = (
     ("State vector: complex64", [
         ("table", "complex64_ranking", "Who is fastest in complex64, per gate at the "
          "largest n", lambda res: sv_tables.ranking(res, ids.GATE64_TIME), [ids.GATE64_TIME]),
+        ("table", "complex64_circuit_ranking", "Who is fastest in complex64, per circuit at "
+         "the largest n", lambda res: sv_tables.ranking(res, ids.CIRCUIT64_TIME, "circuit"),
+         [ids.CIRCUIT64_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
         ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure,

@@ -1,7 +1,8 @@
 """Whole circuits (QCBM: 9 layers with a ring of CNOTs; QFT) on every backend, one
 thread: time per circuit and the peak memory of a run."""
 
-from ._setup import BACKENDS, SEED, Suite, check_size, qubits  # first: pins threads
+from ._setup import (BACKENDS, PROFILE, SEED, Suite, check_size,  # first: pins threads
+                     complex64_backends, qubits)
 
 import numpy as np
 
@@ -36,4 +37,21 @@ class Circuit(Suite):
         self.run()
 
     def peakmem_circuit(self, circuit, n, backend):
+        self.run()
+
+
+class CircuitComplex64(Suite):
+    """The circuits in single precision, on the kernels and peers that run it (qsim runs
+    nothing else)."""
+
+    params = (list(CIRCUITS), PROFILE["complex64_qubits"], complex64_backends())
+    param_names = ["circuit", "n", "backend"]
+    timeout = 600
+    repeat = Circuit.repeat
+
+    def setup(self, circuit, n, backend):
+        self.prepare(backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}",
+                     precision="complex64")
+
+    def time_circuit(self, circuit, n, backend):
         self.run()

@@ -33,6 +33,8 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
     fake_results.add(res, ids.CIRCUIT_TIME, CIRCUITS, CIRCUIT_TIMES)
     fake_results.add(res, ids.GATE64_TIME, [["'X'"], ["10"], ["'stride'", "'qsim'"]],
                      [1e-4, 2e-4])
+    fake_results.add(res, ids.CIRCUIT64_TIME, [["'QFT'"], ["10"], ["'stride'", "'qsim'"]],
+                     [1e-3, 5e-4])
     fake_results.add(res, ids.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
     for name, value in (("copy", 10.0), ("inplace", 20.0)):
         fake_results.add(res, getattr(ids, f"{name.upper()}_BANDWIDTH"), [], [value])
@@ -108,6 +110,8 @@ def test_peer_tables_rank_and_compare_with_missing_peers(full):
         (out / "complex64_ranking.md").read_text()
     assert "| X | 10 | 2 | qsim | 200 us | 2.00 | 0.50 |" in \
         (out / "complex64_ranking.md").read_text()
+    assert "| QFT | 10 | 1 | qsim | 500 us | 1.00 | 2.00 |" in \
+        (out / "complex64_circuit_ranking.md").read_text()
 
 
 def test_several_machines_side_by_side(tmp_path):
