@@ -2,10 +2,14 @@
 state handed in, an instruction's controls in one form, and the kernel signature
 (``apply``) built from the adapter's own from_numpy / gate / run / to_numpy."""
 
+import sys
+
 import numpy as np
 
 from kernels.statevector._validate import check_gate, state_qubits
 from kernels.statevector.circuits import Instruction
+
+from ._guard import tool_version
 
 DTYPES = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.complex64)}
 
@@ -13,6 +17,52 @@ DTYPES = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.comple
 def require(name, available, reason):
     if not available:
         raise RuntimeError(f"the {name} adapter is unavailable: {reason}")
+
+
+def basics(name, tool, available, reason):
+    """``(_require, version, sync)`` of an adapter: the check every public function makes
+    first, the tool's version, and ``sync`` for a tool that returns when its work is done
+    (every CPU peer here; a lazy one finishes its work inside ``run``)."""
+
+    def _require():
+        require(name, available, reason)
+
+    def version():
+        _require()
+        return tool_version(tool)
+
+    def sync():
+        """Nothing to wait for: the tool's calls return when the work is done."""
+
+    return _require, version, sync
+
+
+def kernel_signature(module_name):
+    """``apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None)`` for the adapter module
+    ``module_name``, through its own from_numpy / gate / run / to_numpy."""
+
+    def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
+        return apply_through(sys.modules[module_name], state, matrix, locs, ctrl_locs,
+                             ctrl_vals)
+    return apply
+
+
+class ThreadCount:
+    """The thread count of a tool that takes it as an option of each object it creates:
+    ``threads()`` and ``set_threads(n)`` for the adapter (one by default)."""
+
+    def __init__(self, require):
+        self.require, self.count = require, 1
+
+    def threads(self):
+        return self.count
+
+    def set_threads(self, n):
+        self.require()
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"n must be at least 1 thread, got {n}")
+        self.count = n
 
 
 def precision_of(vec, name, precisions):
@@ -48,6 +98,7 @@ def named(instruction, table):
 
 def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     """The kernel signature on ``module``: check, copy into the tool, run, copy back."""
+    require(module.NAME, module.AVAILABLE, module.REASON)
     g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
     if not isinstance(state, np.ndarray):
         raise NotImplementedError(f"{module.NAME} runs numpy states, got {type(state).__name__}")

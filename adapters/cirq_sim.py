@@ -7,8 +7,6 @@ Programs are the Cirq operations, built once (Cirq's named gates where it has th
 :mod:`adapters._cirq_ops` for the qubit renumbering: Cirq is big-endian).
 """
 
-import sys
-
 import numpy as np
 
 from . import _cirq_ops, _simulator
@@ -26,17 +24,7 @@ SETTINGS = {"threads": "1 (Cirq's state vector is numpy: einsum on one thread)",
 cirq, AVAILABLE, REASON = guarded_import("cirq")
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
-
-
-def version():
-    _require()
-    return cirq.__version__
-
-
-def sync():
-    """Cirq runs synchronously on numpy."""
+_require, version, sync = _simulator.basics(NAME, cirq, AVAILABLE, REASON)
 
 
 def from_numpy(vec):
@@ -76,7 +64,4 @@ def run(state, program):
     return state
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

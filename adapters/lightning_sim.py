@@ -11,8 +11,6 @@ so the amplitude arrays are the same and only the gates are renumbered; a k-qubi
 (bit 0 = our ``locs[0]``) acts on the wires of ``locs`` reversed.
 """
 
-import sys
-
 import numpy as np
 
 from . import _simulator
@@ -32,17 +30,7 @@ _CLASSES = {np.dtype(np.complex128): "StateVectorC128", np.dtype(np.complex64): 
 _DTYPES = {name: dtype for dtype, name in _CLASSES.items()}
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
-
-
-def version():
-    _require()
-    return lightning.__version__
-
-
-def sync():
-    """Lightning's gates return when applied."""
+_require, version, sync = _simulator.basics(NAME, lightning, AVAILABLE, REASON)
 
 
 def from_numpy(vec):
@@ -117,7 +105,4 @@ def run(sv, program):
     return sv
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

@@ -13,8 +13,6 @@ mqvector has no runtime control (``set_threads_number`` raises NotImplementedErr
 it); its OpenMP runtime follows OMP_NUM_THREADS, which the suites set to 1 before import.
 """
 
-import sys
-
 import numpy as np
 
 from . import _simulator
@@ -34,17 +32,7 @@ mindquantum, AVAILABLE, REASON = guarded_import("mindquantum", "simulator", "cor
 _NORM_TOLERANCE = {"complex128": 1e-10, "complex64": 1e-5}
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
-
-
-def version():
-    _require()
-    return mindquantum.__version__
-
-
-def sync():
-    """mqvector's calls return when applied."""
+_require, version, sync = _simulator.basics(NAME, mindquantum, AVAILABLE, REASON)
 
 
 def from_numpy(vec):
@@ -115,7 +103,4 @@ def run(sim, program):
     return sim
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

@@ -17,7 +17,6 @@ dropped is first reset to |0...0>.
 """
 
 import atexit
-import sys
 import weakref
 
 import numpy as np
@@ -46,17 +45,7 @@ SETTINGS = {"threads": "1 (OpenMP, OMP_NUM_THREADS=1 before import; no runtime c
             "gate fusion": "off (ProjectQ's default)",
             "simulator": _KIND}
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
-
-
-def version():
-    _require()
-    return tool_version(projectq, "projectq")
-
-
-def sync():
-    """run() flushes: nothing is pending afterwards."""
+_require, version, sync = _simulator.basics(NAME, projectq, AVAILABLE, REASON)
 
 
 class _State:
@@ -154,7 +143,4 @@ def run(state, program):
     return state
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

@@ -14,8 +14,6 @@ own kernels are measured with; importing qibo leaves numba's thread count and th
 layer as they were (checked on 0.3.6).
 """
 
-import sys
-
 import numpy as np
 
 from . import _simulator
@@ -33,17 +31,7 @@ qibojit, AVAILABLE, REASON = guarded_import("qibojit", "backends")
 _backends = {}
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
-
-
-def version():
-    _require()
-    return qibojit.__version__
-
-
-def sync():
-    """numba returns when the gate is applied."""
+_require, version, sync = _simulator.basics(NAME, qibojit, AVAILABLE, REASON)
 
 
 def _backend(precision):
@@ -141,7 +129,4 @@ def run(state, program):
     return state
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

@@ -16,8 +16,6 @@ initialize_statevector()") nor read back (``move_to_ndarray`` returns an empty a
 measured on 0.18.2.
 """
 
-import sys
-
 import numpy as np
 
 from . import _simulator
@@ -33,39 +31,19 @@ SETTINGS = {"threads": "1 (max_parallel_threads, see set_threads)",
             "fusion": "Aer's default at flush (on above its qubit threshold)"}
 
 qiskit_aer, AVAILABLE, REASON = guarded_import("qiskit_aer", "quantum_info.states.aer_state")
-_threads = 1
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
+_require, version, sync = _simulator.basics(NAME, qiskit_aer, AVAILABLE, REASON)
 
 
-def version():
-    _require()
-    return qiskit_aer.__version__
-
-
-def sync():
-    """Aer returns from flush() when the operations are applied."""
-
-
-def threads():
-    return _threads
-
-
-def set_threads(n):
-    """Create states with ``max_parallel_threads = n`` from now on."""
-    global _threads
-    _require()
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"n must be at least 1 thread, got {n}")
-    _threads = n
+# each new AerState gets max_parallel_threads = this count
+_threads = _simulator.ThreadCount(_require)
+threads, set_threads = _threads.threads, _threads.set_threads
 
 
 def _new_state(vec):
     aer = qiskit_aer.quantum_info.states.aer_state.AerState(
-        method="statevector", precision="double", max_parallel_threads=_threads)
+        method="statevector", precision="double", max_parallel_threads=_threads.count)
     aer.initialize(np.array(vec, dtype=np.complex128), copy=True)
     return aer
 
@@ -154,7 +132,4 @@ def run(state, program):
     return state
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

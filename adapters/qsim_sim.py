@@ -29,42 +29,22 @@ SETTINGS = {"threads": "1 (QSimOptions cpu_threads, see set_threads)",
             "fusion": "qsim's default gate fusion (max_fused_gate_size 2)",
             "precision": "complex64 only"}
 
-_threads = 1
 _simulator_cache = {}
 
 
-def _require():
-    _simulator.require(NAME, AVAILABLE, REASON)
+_require, version, sync = _simulator.basics(NAME, qsimcirq, AVAILABLE, REASON)
 
 
-def version():
-    _require()
-    return qsimcirq.__version__
-
-
-def sync():
-    """qsim returns when the state is final."""
-
-
-def threads():
-    return _threads
-
-
-def set_threads(n):
-    """Run qsim on ``n`` threads from now on (a simulator with ``cpu_threads=n``)."""
-    global _threads
-    _require()
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"n must be at least 1 thread, got {n}")
-    _threads = n
+# a QSimSimulator per thread count, cpu_threads = this count
+_threads = _simulator.ThreadCount(_require)
+threads, set_threads = _threads.threads, _threads.set_threads
 
 
 def _sim():
-    sim = _simulator_cache.get(_threads)
+    sim = _simulator_cache.get(_threads.count)
     if sim is None:
-        sim = _simulator_cache[_threads] = qsimcirq.QSimSimulator(
-            qsimcirq.QSimOptions(cpu_threads=_threads))
+        sim = _simulator_cache[_threads.count] = qsimcirq.QSimSimulator(
+            qsimcirq.QSimOptions(cpu_threads=_threads.count))
     return sim
 
 
@@ -109,7 +89,4 @@ def run(state, program):
     return state
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    _require()
-    return _simulator.apply_through(sys.modules[__name__], state, matrix, locs, ctrl_locs,
-                                    ctrl_vals)
+apply = _simulator.kernel_signature(__name__)

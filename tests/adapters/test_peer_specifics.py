@@ -113,3 +113,31 @@ def test_projectq_says_which_simulator_it_runs():
     pq = _available("projectq_sim")
     assert pq.REASON.endswith("(C++ simulator)") or "Python fallback" in pq.REASON
     assert pq.SETTINGS["simulator"] in pq.REASON
+
+
+TOOLS = {"cirq_sim": "cirq", "qsim_sim": "qsimcirq", "qiskit_aer_sim": "qiskit_aer",
+         "lightning_sim": "pennylane_lightning", "mindquantum_sim": "mindquantum",
+         "qibojit_sim": "qibojit", "projectq_sim": "projectq"}
+
+
+@pytest.mark.parametrize("adapter", sorted(TOOLS))
+def test_a_missing_tool_makes_the_adapter_unavailable(adapter, monkeypatch):
+    """A fresh copy of the adapter, imported while its tool cannot be: it imports, says
+    why, and every function names the reason."""
+    import importlib.util
+    import sys
+    tool = TOOLS[adapter]
+    for name in [m for m in sys.modules if m == tool or m.startswith(tool + ".")] + [tool]:
+        monkeypatch.setitem(sys.modules, name, None)
+    path = adapters.load(adapter).__file__
+    spec = importlib.util.spec_from_file_location(f"adapters._{adapter}_copy", path)
+    copy = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, copy)
+    spec.loader.exec_module(copy)
+    assert copy.AVAILABLE is False and copy.REASON.startswith(tool)
+    state = np.ones(2, dtype=np.complex128) / 2 ** 0.5
+    for call in (copy.version, lambda: copy.gate(circuits.gate("X", 0)),
+                 lambda: copy.circuit([], 1), lambda: copy.from_numpy(state),
+                 lambda: copy.apply(state, gates.X, (0,))):
+        with pytest.raises(RuntimeError, match="adapter is unavailable"):
+            call()
