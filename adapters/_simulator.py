@@ -84,18 +84,6 @@ def parts(instruction):
     return instruction.name, locs, ctrls, vals, tuple(instruction.params)
 
 
-def named(instruction, table):
-    """``table[(name, targets, controls)]`` for an instruction whose controls are all 1 and
-    whose rotation carries its angle, else None (the caller falls back to the matrix)."""
-    name, locs, ctrls, vals, params = parts(instruction)
-    if any(v != 1 for v in vals):
-        return None
-    entry = table.get((name, len(locs), len(ctrls)))
-    if entry is None or (name in ("Rx", "Ry", "Rz", "phase") and len(params) != 1):
-        return None
-    return entry
-
-
 def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     """The kernel signature on ``module``: check, copy into the tool, run, copy back."""
     require(module.NAME, module.AVAILABLE, module.REASON)
