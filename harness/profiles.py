@@ -4,7 +4,8 @@ machine; ``full`` is the seeds' 4..25 qubits and AD sizes; ``quick`` is the smok
 gates and circuits.
 
 State-vector keys: ``gate_qubits``, ``circuit_qubits``, ``thread_qubits``,
-``complex64_qubits`` (the complex64 gate suite), ``call_qubits`` (the plain kernel
+``complex64_qubits`` and ``complex64_circuit_qubits`` (the complex64 suites),
+``call_qubits`` (the plain kernel
 call); ``peer_<key>``, where present, is the fewer sizes the simulator peers run at
 (``_setup.check_size``), so that a dozen peers fit in the default sweep.
 
@@ -26,6 +27,7 @@ PROFILES = {
         "circuit_qubits": [4, 8],
         "thread_qubits": [12],
         "complex64_qubits": [10],
+        "complex64_circuit_qubits": [8],
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
         "ad_max_seconds": 0.4,
@@ -42,6 +44,7 @@ PROFILES = {
         "thread_qubits": [16, 20, 22],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
+        "complex64_circuit_qubits": [12],
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
@@ -53,6 +56,7 @@ PROFILES = {
         "circuit_qubits": list(range(4, 21, 2)),
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
         "complex64_qubits": [12, 16, 20, 22, 24],
+        "complex64_circuit_qubits": [12, 16, 20],
         "ad_sizes": {},
         "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
                            "trmul": [30], "mps": [30]},
@@ -65,6 +69,7 @@ PROFILES = {
         "circuit_qubits": [12, 20],
         "thread_qubits": [20],
         "complex64_qubits": [12, 20],
+        "complex64_circuit_qubits": [12, 20],
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {},
         "ad_max_seconds": 0.4,

@@ -44,7 +44,7 @@ class CircuitComplex64(Suite):
     """The circuits in single precision, on the kernels and peers that run it (qsim runs
     nothing else)."""
 
-    params = (list(CIRCUITS), PROFILE["complex64_qubits"], complex64_backends())
+    params = (list(CIRCUITS), PROFILE["complex64_circuit_qubits"], complex64_backends())
     param_names = ["circuit", "n", "backend"]
     timeout = 600
     repeat = Circuit.repeat
