@@ -4,7 +4,17 @@ The state is Cirq's own simulation state, ``cirq.StateVectorSimulationState``, a
 is applied to it with ``cirq.act_on``: what Cirq's simulator does for each operation of a
 circuit, without building a new state or copying the amplitudes in and out per call.
 Programs are the Cirq operations, built once (Cirq's named gates where it has them; see
-:mod:`adapters._cirq_ops` for the qubit renumbering: Cirq is big-endian).
+:mod:`adapters._cirq_ops` for the qubit renumbering: Cirq is big-endian). A circuit is its
+operations in the instructions' order, applied one by one as ``cirq.Simulator`` applies a
+``cirq.Circuit``'s operations (no moments, no optimisation passes, no gate fusion: Cirq's
+simulator fuses nothing either). Measured: ``act_on``'s own dispatch is ~15% of an H on 12
+qubits; the rest is the gate's ``_apply_unitary_`` numpy work.
+
+Threads: Cirq applies gates with numpy slicing and ``np.einsum``, on one thread; only
+einsums of 26 or more indices (about 24+ qubits) take numpy's optimize path, which may
+call BLAS, pinned to one thread by the suites. Cirq has no thread count of its own, so
+there is no set_threads. complex64 is computed in single precision (Cirq casts gate
+matrices to the state's dtype).
 """
 
 import numpy as np
@@ -15,11 +25,12 @@ from ._guard import guarded_import
 NAME = "cirq"
 PRECISIONS = ("complex128", "complex64")  # the simulation state's dtype
 PRECISION = PRECISIONS[0]
-SETTINGS = {"threads": "1 (Cirq's state vector is numpy: einsum on one thread)",
+SETTINGS = {"threads": "1 (numpy slicing and einsum; no thread control)",
             "api": "StateVectorSimulationState + cirq.act_on per operation",
             "gates": "Cirq's named gates (X, H, CNOT, CCX, rx, ZPowGate, ...), else "
                      "MatrixGate with controlled_by",
-            "circuits": "the circuit's operations in order, no optimisation passes"}
+            "circuits": "the circuit's operations in order, no optimisation passes",
+            "precision": "complex128, complex64 (the simulation state's dtype)"}
 
 cirq, AVAILABLE, REASON = guarded_import("cirq")
 

@@ -1,17 +1,28 @@
 """qibojit (qibo's numba backend) behind the kernels' gate instructions.
 
-The state is a numpy array; a gate is ``NumbaBackend.apply_gate(gate, state, n)`` on it,
-the call ``Circuit.execute`` makes for each gate, without building a new initial state
-and result object per run. qibojit updates the array in place and returns it. One
-backend object per precision (``set_precision`` is per backend object, so the two never
-share a dtype); qibo gates are built once.
+The state is a numpy array run on by a qibojit ``NumbaBackend`` of its own (not qibo's
+global backend): a gate is ``backend.apply_gate(gate, state, n)``, a circuit a qibo
+``Circuit`` run by ``backend.execute_circuit(circuit, initial_state=state)``. Both update
+the array in place in qibo 0.3.6 (execute_circuit casts the initial state with its own
+dtype, which is no copy, then calls apply_gate per gate): ``Circuit.execute`` would go
+through the global backend and transpiler instead. Measured: execute_circuit costs the
+same as calling apply_gate per gate for a circuit, a few us more for one gate.
 
 qibo is big-endian (qubit 0 is the most significant bit): our qubit q is qibo's n-1-q,
 and a k-qubit ``Unitary`` (qibo's first qubit is its matrix's most significant bit) acts
-on ``locs`` reversed. qibo's gates take controls valued 1 only; a control on |0> is X
-before and after, inside the program. qibojit 0.1.4 runs on numba 0.68, the version our
-own kernels are measured with; importing qibo leaves numba's thread count and threading
-layer as they were (checked on 0.3.6).
+on ``locs`` reversed. RX, RY, RZ, U1 are our Rx, Ry, Rz, phase. qibo's gates take controls
+valued 1 only; a control on |0> is X before and after, inside the program.
+
+Versions: the pinned qibojit 0.1.4 accepts numba 0.68, the numba our kernels run on
+(qibojit 0.1.17, the one made for qibo 0.3.6, requires numba < 0.62), so two mismatches
+with qibo 0.3.6 are worked around: its ``set_precision`` reads an attribute qibo no
+longer has (set_dtype is used, and qibojit's own gate matrices are rebuilt in the
+precision), and its constructor sets numba's thread count to every core of the process
+(and fails where NUMBA_NUM_THREADS is smaller): the backend here leaves numba's count as
+it is. Importing qibo leaves numba's configuration (NUMBA_NUM_THREADS, threading layer)
+as it was (checked); joblib, which qibo imports, sets KMP_INIT_AT_FORK=FALSE in the
+environment. qibo logs one INFO line only when its global backend is made, which this
+adapter never asks for.
 """
 
 import numpy as np
@@ -22,10 +33,13 @@ from ._guard import guarded_import
 NAME = "qibojit"
 PRECISIONS = ("complex128", "complex64")
 PRECISION = PRECISIONS[0]
-SETTINGS = {"threads": "1 (numba's pool, see set_threads)",
-            "api": "qibojit NumbaBackend.apply_gate per gate on a numpy state, in place",
-            "gates": "X, Y, Z, H, S, T, RX, RY, RZ, U1, CNOT, CZ, CU1, TOFFOLI, SWAP, "
-                     "Unitary; controlled_by, controls on |0> wrapped in X"}
+SETTINGS = {"threads": "1 (numba's count, which qibojit's prange loops use; see "
+                       "set_threads)",
+            "api": "a qibojit NumbaBackend per precision: apply_gate for a gate, "
+                   "execute_circuit(Circuit, initial_state) for a circuit, in place",
+            "gates": "X, Y, Z, H, S, T, RX, RY, RZ, U1, SWAP; controlled_by (CNOT, CZ, CU1, "
+                     "TOFFOLI, ...); Unitary otherwise; controls on |0> wrapped in X",
+            "fusion": "none (qibo's default)"}
 
 qibojit, AVAILABLE, REASON = guarded_import("qibojit", "backends")
 _backends = {}
@@ -35,30 +49,46 @@ _require, version, sync = _simulator.basics(NAME, qibojit, AVAILABLE, REASON)
 
 
 def _backend(precision):
+    """The backend of one precision (``set_dtype`` is per backend object), made once."""
     backend = _backends.get(precision)
     if backend is None:
-        import numba
-        threads = numba.get_num_threads()
-        backend = qibojit.backends.NumbaBackend()
-        # the constructor sets numba's thread count to every core of the process: back to
-        # what it was (the suites' one thread)
-        backend.set_threads(threads)
-        backend.set_dtype(_simulator.DTYPES[precision].type)
-        # qibojit 0.1.4's set_precision reads an attribute qibo 0.3.6 no longer has, and
-        # set_dtype leaves qibojit's own gate matrices in complex128 (its numba kernels
-        # then refuse a complex64 state): they are rebuilt in the state's precision
+        backend = _new_backend()
+        backend.set_dtype(precision)
+        # set_dtype leaves qibojit's own gate matrices (custom_matrices) in complex128,
+        # which its numba kernels then refuse next to a complex64 state
         backend.custom_matrices = type(backend.custom_matrices)(precision)
         _backends[precision] = backend
     return backend
 
 
+def _new_backend():
+    """A qibojit NumbaBackend whose constructor leaves numba's thread count alone."""
+    import numba
+
+    class NumbaBackend(qibojit.backends.NumbaBackend):
+        made = False
+
+        def set_threads(self, nthreads):
+            if self.made:
+                super().set_threads(nthreads)
+            else:  # the constructor's call, with every core of the process
+                self.nthreads = numba.get_num_threads()
+
+    backend = NumbaBackend()
+    backend.made = True
+    return backend
+
+
 def threads():
+    """numba's thread count in this thread: the one qibojit's kernels run with."""
     _require()
-    return _backend(PRECISION).nthreads
+    import numba
+    return numba.get_num_threads()
 
 
 def set_threads(n):
-    """numba's thread count (qibojit's loops are numba prange loops)."""
+    """numba's thread count (qibojit's loops are numba prange loops; our own kernels
+    share numba's pool, so this sets theirs too)."""
     _require()
     n = int(n)
     if n < 1:
@@ -93,7 +123,7 @@ def _gates(instruction, n):
     if len(locs) == 1 and name in fixed:
         base = fixed[name](q[locs[0]])
     elif len(locs) == 1 and name in rotations and len(params) == 1:
-        base = rotations[name](q[locs[0]], params[0])
+        base = rotations[name](q[locs[0]], float(params[0]))
     elif name == "SWAP" and len(locs) == 2:
         base = G.SWAP(q[locs[0]], q[locs[1]])
     else:
@@ -105,27 +135,40 @@ def _gates(instruction, n):
     return [*flips, base, *flips]
 
 
-def _build(instructions, n):
+def _build_gates(instructions, n):
     return [g for inst in instructions for g in _gates(inst, n)]
 
 
+def _build_circuit(instructions, n):
+    from qibo import Circuit
+    out = Circuit(n)
+    out.add(_build_gates(instructions, n))
+    return out
+
+
 def gate(instruction):
+    """The instruction's qibo gates (X around it for controls on |0>), per state size."""
     _require()
-    return _simulator.Program(_build, [instruction])
+    return _simulator.Program(_build_gates, [instruction])
 
 
 def circuit(instructions, n):
+    """A qibo Circuit of the instructions on ``n`` qubits."""
     _require()
-    return _simulator.Program(_build, instructions, n)
+    return _simulator.Program(_build_circuit, instructions, n)
 
 
 def run(state, program):
-    """The program's gates on ``state`` in place: the timed call."""
+    """The program on ``state`` in place: the timed call."""
     backend, n = _backend(state.precision), state.n
-    vec = state.vec
-    for g in program.get(n):
-        vec = backend.apply_gate(g, vec, n)
-    state.vec = vec
+    built = program.get(n)
+    if isinstance(built, list):
+        vec = state.vec
+        for g in built:
+            vec = backend.apply_gate(g, vec, n)
+        state.vec = vec
+    else:
+        state.vec = backend.execute_circuit(built, initial_state=state.vec).state()
     return state
 
 

@@ -1,33 +1,48 @@
 """qiskit-aer behind the kernels' gate instructions, through ``AerState``: Aer's own state
-vector, kept in Aer between calls (the only in-place state Aer offers Python; an
-``AerSimulator`` run builds a fresh state from a ``set_statevector`` instruction and copies
-it out again: 70 ms for H on 20 qubits against 4 ms here, measured), with its named
-operations (``apply_h``, ``apply_cx``, ``apply_mcx``, ``apply_mcphase``, ``apply_mcu``,
-``apply_unitary``, ...).
+vector, kept in Aer between calls, with its named operations (``apply_h``, ``apply_cx``,
+``apply_mcx``, ``apply_mcphase``, ``apply_u``, ``apply_mcu``, ``apply_unitary``, ...).
 
-Deferred work: AerState only buffers operations; they run at ``flush()`` (``apply_h`` on 20
-qubits returns in 3-16 us, flush takes 4 ms). ``run`` therefore ends with ``flush()``, so
-the timed region holds the work. Each flush also costs a fixed ~27 us (Aer builds an
-experiment result and a fusion pass), which dominates small states.
+Why AerState and not ``AerSimulator``: AerState is the only state Aer lets Python keep and
+act on in place. An AerSimulator run builds a fresh state from a ``set_statevector``
+instruction and copies it out again with ``save_statevector``: H on 20 qubits takes 84 ms
+that way (fusion off, one thread) against 4 ms through AerState (measured, 0.18.2).
 
-Fusion: Aer's default, as its users get it. A single gate is one operation per flush and
-Aer's fusion pass skips any batch of fewer than two (transpile/fusion.hpp), so single gates
-run unfused; a circuit is one batch and one flush, fused when it spans more than 14 qubits
-(Aer's fusion_threshold; AerState counts the qubits its operations touch).
+Deferred work: AerState only buffers operations (``apply_h`` on 20 qubits returns in a few
+us, and a numpy buffer mapped with ``initialize(copy=False)`` is not touched); they run at
+``flush()``, or at any read (probabilities, move_to_ndarray), which flushes first. ``run``
+therefore ends with ``flush()``, so the timed region holds the work. Each flush also costs
+a fixed ~27 us (Aer builds an experiment result and a fusion pass, fusion on or off),
+which dominates small states.
 
-Threads: AerState ignores ``max_parallel_threads`` (measured: it still reported
-parallel_state_update = 2 on 2 cores); its thread count is ``parallel_state_update``,
-else omp_get_max_threads(). Below 14 qubits Aer runs one thread whatever the setting.
+Fusion: Aer's default, as its users get it, for circuits; none for single gates. Aer
+fuses a flushed batch when it has at least two operations and its highest qubit is above
+13 (fusion_threshold 14; transpile/fusion.hpp, framework/circuit.hpp). A circuit is one
+batch, one flush: fused from 15 qubits on (10-25 ms of fusing for QCBM on 18 qubits,
+measured, inside run as for Aer's users). A single gate is one operation per flush, which
+Aer never fuses; a gate with controls on |0> (x, gate, x) flushes after each part, else Aer
+fuses the three when they reach qubit 14 (measured). tests/adapters/test_qiskit_aer_sim.py
+checks this through last_result()'s metadata.
+
+Threads: AerState ignores ``max_parallel_threads`` (it only stores it); its thread count is
+``parallel_state_update``, read when the state is created (else omp_get_max_threads()), so
+``set_threads`` applies to states made afterwards. Below 14 qubits Aer runs one thread
+whatever the setting (statevector_parallel_threshold).
 
 Conventions: Aer's index is ours (qubit q is bit q) and bit j of an ``apply_unitary``
-matrix is its qubits[j], so nothing is renumbered. Controls on |0> have no named form in
-AerState (no ctrl_state): they go through ``apply_multiplexer`` (Aer's uniformly controlled
-matrix), as does any controlled matrix without a name.
+matrix's row/column index is its qubits[j] (as in qiskit), so nothing is renumbered. Aer's
+``u(theta, phi, lam)`` is qiskit's U3 (no global phase); ``mcu(..., gamma)`` is
+e^{i gamma} U3. Controls on |0> have no form in AerState (qiskit's ctrl_state does not
+reach it): a named gate gets X on those controls before and after (what qiskit's
+ctrl_state definition does; x, cx, x took 7.7 ms at 20 qubits against 15.9 ms as one
+apply_multiplexer), and a controlled matrix without a name is an ``apply_multiplexer``
+(Aer's uniformly controlled matrix), whatever its control values.
 
 complex128 only: an AerState in precision='single' is a real float32 state (loadable with
-apply_initialize) but cannot be read back: ``move_to_ndarray`` returns an empty array, and
-initialize(ndarray) refuses it ("only Double precision supports initialize_statevector()"),
-measured on 0.18.2.
+apply_initialize) but cannot be read back: ``move_to_ndarray`` returns an empty array (its
+save reads the result as complex128) and initialize(ndarray) refuses it ("only Double
+precision supports initialize_statevector()"); AerSimulator(precision='single') returns
+complex128 amplitudes and costs 119 ms for H on 20 qubits (copies in and out), measured on
+0.18.2. So there is no single-precision state a caller can use.
 """
 
 import numpy as np
@@ -41,12 +56,14 @@ PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (AerState parallel_state_update, see set_threads; AerState "
                        "ignores max_parallel_threads)",
             "api": "qiskit_aer AerState (statevector, double): named apply_* operations, "
-                   "then flush() inside run; the state stays in Aer between runs",
+                   "then flush() inside run; the state stays in Aer between runs "
+                   "(AerSimulator would copy the state in and out on every run)",
             "gates": "x, y, z, h, cx, cy, cz, mcx, mcy, mcz, mcphase (S, T, phase), mcswap, "
-                     "diagonal (Rz), mcu (controlled H and rotations), unitary; controls on "
-                     "|0> and other controlled matrices as apply_multiplexer",
-            "fusion": "Aer's default: circuits fused at flush above 14 qubits; a single "
-                      "gate is one operation, which Aer's fusion leaves alone",
+                     "u (Rx, Ry), mcu (Rz, controlled H and rotations), unitary; controls "
+                     "on |0> as X around the named gate; other controlled matrices as "
+                     "apply_multiplexer",
+            "fusion": "circuits: Aer's default, on (fused at flush from 15 qubits); single "
+                      "gates: off (one operation per flush, which Aer never fuses)",
             "precision": "complex128 only (a single-precision AerState cannot be read back)"}
 
 qiskit_aer, AVAILABLE, REASON = guarded_import("qiskit_aer", "quantum_info.states.aer_state")
@@ -59,7 +76,8 @@ threads, set_threads = _threads.threads, _threads.set_threads
 
 def _new_state(vec):
     """An AerState holding its own copy of ``vec`` (copy=True: Aer owns the memory; a
-    mapped numpy buffer, copy=False, corrupts the heap at exit unless closed first)."""
+    mapped numpy buffer, copy=False, is freed by Aer too unless the AerState is closed
+    first, which corrupts the heap at exit)."""
     aer = qiskit_aer.quantum_info.states.aer_state.AerState(
         method="statevector", precision="double", parallel_state_update=_threads.count)
     aer.initialize(np.ascontiguousarray(vec, dtype=np.complex128), copy=True)
@@ -91,16 +109,15 @@ def to_numpy(state):
     return state.read()
 
 
-# Aer's mcu(theta, phi, lambda, gamma) = e^{i gamma} U3(theta, phi, lambda)
+# name -> (theta, phi, lam, gamma) of Aer's mcu = e^{i gamma} U3(theta, phi, lam) at angle t
 _U = {"H": lambda t: (np.pi / 2, 0.0, np.pi, 0.0), "Rx": lambda t: (t, -np.pi / 2, np.pi / 2, 0.0),
       "Ry": lambda t: (t, 0.0, 0.0, 0.0), "Rz": lambda t: (0.0, 0.0, t, -t / 2)}
 _PHASES = {"S": np.pi / 2, "T": np.pi / 4}
 
 
 def _named(name, ctrls, locs, t):
-    """Aer's named operation for ``name`` on ``locs`` controlled by ``ctrls`` (all on |1>),
-    or None where the matrix serves as well (uncontrolled Rx, Ry: Aer's u gate is a
-    2x2 matrix too)."""
+    """Aer's named operation ``(AerState method name, args)`` for ``name`` on ``locs``
+    controlled by ``ctrls`` (taken on |1>), or None where it has none."""
     c, q = list(ctrls), list(locs)
     if name == "SWAP" and len(q) == 2:
         return "apply_mcswap", (c, q[0], q[1])
@@ -110,47 +127,56 @@ def _named(name, ctrls, locs, t):
         return "apply_mcphase", (c, q[0], _PHASES.get(name, t))
     if name in ("X", "Y", "Z"):
         if len(c) < 2:  # apply_x(q), apply_cx(c, q), apply_mcx([c...], q)
-            return ("apply_c" if c else "apply_") + name.lower(), (*c, q[0])
+            method = ("apply_c" if c else "apply_") + name.lower()
+            return method, (*c, q[0])
         return "apply_mc" + name.lower(), (c, q[0])
     if name == "H" and not c:
         return "apply_h", (q[0],)
-    if name == "Rz" and not c:
-        return "apply_diagonal", (q, np.exp([-0.5j * t, 0.5j * t]))
-    if name in _U and c:
+    if name in ("Rx", "Ry") and not c:
+        # u: 1 us of Python per call against 6 us for apply_unitary (its checks), the
+        # same 2x2 matrix in Aer
+        return "apply_u", (q[0], *_U[name](t)[:3])
+    if name in _U:  # Rz (a diagonal, which Aer's mcu detects), controlled H and rotations
         return "apply_mcu", (c, q[0], *_U[name](t))
     return None
 
 
-def _operation(instruction):
+def _operations(instruction):
+    """The Aer operations of one instruction, as ``[(AerState method name, args)]``."""
     name, locs, ctrls, vals, params = _simulator.parts(instruction)
     rotation = name in ("Rx", "Ry", "Rz", "phase")
-    if all(v == 1 for v in vals) and (len(params) == 1 or not rotation):
+    if len(params) == 1 or not rotation:  # no angle: the matrix is what counts
         op = _named(name, ctrls, locs, float(params[0]) if rotation else None)
         if op is not None:
-            return op
+            flips = [("apply_x", (c,)) for c, v in zip(ctrls, vals) if v == 0]
+            return [*flips, op, *flips]
     matrix = np.asarray(instruction.matrix, dtype=np.complex128)
     if not ctrls:
-        return "apply_unitary", (list(locs), matrix)
+        return [("apply_unitary", (list(locs), matrix))]
     # a multiplexer applies mats[i] where the controls read i (bit j: ctrls[j]): the
     # matrix at the controls' values, the identity elsewhere
     chosen = sum(v << j for j, v in enumerate(vals))
     eye = np.eye(len(matrix), dtype=np.complex128)
     mats = [matrix if i == chosen else eye for i in range(1 << len(ctrls))]
-    return "apply_multiplexer", (list(ctrls), list(locs), mats)
+    return [("apply_multiplexer", (list(ctrls), list(locs), mats))]
 
 
 def gate(instruction):
+    """A single gate: its operations with a flush after each but the last (run flushes
+    that one), so that Aer's fusion never merges them."""
     _require()
-    return [_operation(instruction)]
+    ops = _operations(instruction)
+    return [part for op in ops[:-1] for part in (op, ("flush", ()))] + ops[-1:]
 
 
 def circuit(instructions, n):
     _require()
-    return [_operation(inst) for inst in instructions]
+    return [op for inst in instructions for op in _operations(inst)]
 
 
 def run(state, program):
-    """The program's operations on ``state``, then ``flush()``: the timed call."""
+    """The program's operations on ``state``, then ``flush()``, which applies them (and
+    fuses a circuit): the timed call."""
     aer = state.aer
     for method, args in program:
         getattr(aer, method)(*args)

@@ -41,7 +41,7 @@ EXPECTED = {
                          "CPhase": "CZPowGate", "dense": "MatrixGate"}),
     "qiskit_aer_sim": (lambda m, i: _first(m.gate(i)),
                        {"X": "apply_x", "H": "apply_h", "T": "apply_mcphase",
-                        "Rx": "apply_unitary", "CNOT": "apply_cx", "Toffoli": "apply_mcx",
+                        "Rx": "apply_u", "CNOT": "apply_cx", "Toffoli": "apply_mcx",
                         "CPhase": "apply_mcphase", "dense": "apply_unitary"}),
     "lightning_sim": (_lightning, {"X": "PauliX", "H": "Hadamard", "T": "T", "Rx": "RX",
                                    "CNOT": "CNOT", "Toffoli": "Toffoli",
