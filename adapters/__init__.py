@@ -159,3 +159,22 @@ def simulators():
 def ad():
     """``{name: module}`` of the AD adapters whose tool is available."""
     return _usable("ad")
+
+
+def circuit_gradients():
+    """``{label: (module, method)}`` of every gradient of a variational circuit the
+    adapters offer (simulators and AD tools alike, available or not), labelled
+    ``"<NAME>"`` for an adapter's default method and ``"<NAME>:<method>"`` for the others.
+
+    An adapter offers them by declaring ``GRADIENT_METHODS`` (method names, the default
+    first) and ``prepare_gradient(problem, method)`` / ``prepare_energy(problem, method)``
+    (DESIGN.md, "Contract: variational circuits"); ``circuit_gradient(problem, theta)`` is
+    the default method in one call.
+    """
+    out = {}
+    for kind in PLUGIN_GROUPS:
+        for module in modules(kind):
+            methods = getattr(module, "GRADIENT_METHODS", ())
+            for i, method in enumerate(methods):
+                out[module.NAME if i == 0 else f"{module.NAME}:{method}"] = (module, method)
+    return out
