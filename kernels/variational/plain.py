@@ -34,7 +34,7 @@ def apply_1q(psi, u, q, n):
     return np.einsum("ab,ibj->iaj", u, blocks).reshape(2 ** n)
 
 
-def _controls_mask(n, ctrl_locs, ctrl_vals):
+def controls_mask(n, ctrl_locs, ctrl_vals):
     k = np.arange(2 ** n)
     mask = np.ones(2 ** n, dtype=bool)
     for q, v in zip(ctrl_locs, ctrl_vals):
@@ -42,7 +42,7 @@ def _controls_mask(n, ctrl_locs, ctrl_vals):
     return mask
 
 
-def _pauli_gather(n, masks):
+def pauli_gather(n, masks):
     """(indices, factors): (P psi)[k] = factors[k] * psi[indices[k]]."""
     k = np.arange(2 ** n)
     j = k ^ masks.x
@@ -61,14 +61,14 @@ def energy_function(problem):
     steps = []
     for s in problem.slots:
         fixed = None if s.param is not None else getattr(gates, s.name)
-        mask = (_controls_mask(n, s.ctrl_locs, s.ctrl_vals or (1,) * len(s.ctrl_locs))
+        mask = (controls_mask(n, s.ctrl_locs, s.ctrl_vals or (1,) * len(s.ctrl_locs))
                 if s.ctrl_locs else None)
         if s.param is not None and s.name not in ROTATIONS:
             raise NotImplementedError(f"no plain-numpy rotation {s.name!r}")
         if len(s.locs) != 1:
             raise NotImplementedError(f"plain simulation of {s.name} on {len(s.locs)} qubits")
         steps.append((s.name, s.locs[0], s.param, fixed, mask))
-    terms = [(c,) + _pauli_gather(n, m) for c, m in problem.compiled]
+    terms = [(c,) + pauli_gather(n, m) for c, m in problem.compiled]
     zero = np.zeros(2 ** n, dtype=complex)
     zero[0] = 1
 

@@ -50,7 +50,7 @@ def _energy_on_duals(problem):
     fixed = {s.name: gates.__dict__[s.name].astype(object)
              for s in problem.slots if s.param is None}
     # (P psi)[k] = factor[k] * psi[index[k]], as plain Python numbers per amplitude
-    terms = [(c,) + tuple(map(list, plain._pauli_gather(n, m))) for c, m in problem.compiled]
+    terms = [(c,) + tuple(map(list, plain.pauli_gather(n, m))) for c, m in problem.compiled]
 
     def energy(theta):
         state = np.zeros(1 << n, dtype=object)
