@@ -4,45 +4,27 @@ vectors whatever the number of parameters.
 
 With psi_j the state after gate j and lambda_j = U_{j+1}^+ ... U_P^+ H psi_P, a gate
 U_j = exp(-i t G / 2) contributes dE/dt = 2 Re <lambda_j| dU_j/dt |psi_{j-1}>
-= Im <lambda_j| G |psi_j>. The sweep walks j = P .. 1: read that inner product (one pass
-over both states, no copy: :func:`pauli.braket`), then apply U_j^+ to psi and lambda with
-the same kernel as the energy. The inverse of a rotation is the rotation by -t, of a
-fixed gate its conjugate transpose; nothing is stored per gate.
+= Im <lambda_j| G |psi_j>. The sweep walks j = P .. 1 and undoes U_j on psi and lambda: a
+fixed gate with the energy's kernel, on psi and lambda stored as one state of n + 1
+qubits; a rotation with :func:`_sweep.rotation_step`, which reads the inner product in
+the same pass. U^+ is the conjugate transpose (for a rotation, the rotation by -t);
+nothing is stored per gate.
 """
 
 import numpy as np
 
 from ..statevector import KERNELS, circuits, states
-from . import pauli
+from . import _sweep, pauli
 from .problem import GENERATORS, KERNEL
 
 
-def _generator_term(slot, n):
-    """(Masks of the Pauli generator, control mask, control value, kind) for a slot."""
+def _generator(slot):
+    """(kind, control mask, control value) of a parameterised slot."""
     cmask = cval = 0
     for q, v in zip(slot.ctrl_locs, slot.ctrl_vals or (1,) * len(slot.ctrl_locs)):
         cmask |= 1 << q
         cval |= v << q
-    g = GENERATORS[slot.name]
-    letter = "Z" if g == "P1" else g
-    return pauli.masks({slot.locs[0]: letter}, n), cmask, cval, g
-
-
-def _contribution(lam, psi, term):
-    m, cmask, cval, kind = term
-    if kind == "P1":  # exp(i t |1><1|): dE/dt = -2 Im <lam| P1 |psi>, P1 = (1 - Z) / 2
-        ident = pauli.Masks(0, 0, 1)
-        return (pauli.braket(lam, psi, m, cmask, cval).imag
-                - pauli.braket(lam, psi, ident, cmask, cval).imag)
-    return pauli.braket(lam, psi, m, cmask, cval).imag
-
-
-def _inverse(inst):
-    """The instruction undoing ``inst``: the rotation by minus its angle, or U^+."""
-    if inst.params:
-        return circuits.gate(inst.name, *inst.locs, ctrl=inst.ctrl_locs,
-                             ctrl_vals=inst.ctrl_vals or None, theta=-inst.params[0])
-    return inst._replace(matrix=np.ascontiguousarray(inst.matrix.conj().T))
+    return _sweep.KINDS[GENERATORS[slot.name]], cmask, cval
 
 
 def gradient(problem, theta):
@@ -50,18 +32,28 @@ def gradient(problem, theta):
     theta = problem.check(theta)
     kernel = KERNELS[KERNEL]
     insts = problem.circuit(theta)
-    psi = circuits.run(kernel, states.zero_state(problem.n), insts)
-    states.check_fits(problem.n, copies=1)  # lambda: the one extra state
-    lam = pauli.apply_observable(psi, problem.compiled)
+    n = problem.n
+    half = 1 << n
+    states.check_fits(n + 1)  # psi and lambda, side by side
+    both = np.zeros(2 * half, dtype=np.complex128)
+    psi = both[:half]
+    psi[0] = 1
+    circuits.run(kernel, psi, insts)
+    pauli.apply_observable(psi, problem.compiled, out=both[half:])
     grad = np.zeros(problem.n_params)
-    terms = {}
+    generators = {}
     for slot, inst in zip(reversed(problem.slots), reversed(insts)):
-        if slot.param is not None:
-            term = terms.get(slot)
-            if term is None:
-                term = terms[slot] = _generator_term(slot, problem.n)
-            grad[slot.param] += _contribution(lam, psi, term)
-        undo = _inverse(inst)
-        undo.apply(kernel, psi)
-        undo.apply(kernel, lam)
+        undo = inst.matrix.conj().T  # exactly the rotation by -theta for a rotation
+        if slot.param is None:  # undone on psi and lambda by one call, one qubit more
+            kernel(both, undo, inst.locs, inst.ctrl_locs, inst.ctrl_vals or None)
+            continue
+        gen = generators.get(slot)
+        if gen is None:
+            gen = generators[slot] = _generator(slot)
+        kind, cmask, cval = gen
+        (u00, u01), (u10, u11) = undo.tolist()
+        acc = _sweep.rotation_step(both, inst.locs[0], u00, u01, u10, u11,
+                                   u01 == 0 and u10 == 0, kind, cmask, cval)
+        # dE/dt = Im <lam|G|psi> for exp(-i t G/2); -2 Im <lam|P1|psi> for exp(i t P1)
+        grad[slot.param] += -2 * acc.imag if kind == _sweep.KINDS["P1"] else acc.imag
     return grad
