@@ -48,8 +48,9 @@ class Problem:
             if s.param is not None and s.name not in GENERATORS:
                 raise ValueError(f"slot {s}: gate {s.name!r} has no angle; parameterised "
                                  f"gates are {sorted(GENERATORS)}")
-        self.observable = [(c, dict(t)) for c, t in observable]
-        self.compiled = pauli.compile_observable(self.observable, self.n)
+        observable = list(observable)
+        self.compiled = pauli.compile_observable(observable, self.n)  # checks it first
+        self.observable = [(float(c), dict(t)) for c, t in observable]
         self.theta0 = self.check(theta0)
 
     def __repr__(self):
