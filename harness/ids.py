@@ -21,6 +21,12 @@ AD_OBJECTIVE = "ad_problems.Objective.time_objective"
 AD_COMPILE = "ad_problems.Compile.track_compile_seconds"
 AD_CHUNK = "ad_chunks.ForwardChunk.time_gradient"
 
+# variational circuits
+VARIATIONAL_GRADIENT = "variational_gradients.Gradient.time_gradient"
+VARIATIONAL_RATIO = "variational_gradients.Gradient.track_ratio"
+VARIATIONAL_MEMORY = "variational_gradients.Gradient.track_peak_mib"
+VARIATIONAL_ENERGY = "variational_gradients.Energy.time_energy"
+
 # the regression gate's instruction counts, as history
 GATE_INSTRUCTIONS = "gate_counts.Instructions.track_instructions"
 

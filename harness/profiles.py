@@ -15,7 +15,12 @@ the problems and sizes of forward mode's chunk sweep; ``ad_max_seconds`` the lon
 combination's first gradient may be predicted to take (``ad_backends.first_call_seconds``)
 before it is skipped, which keeps finite differences, AlgoPy and eager JAX off the large
 element loops, where one gradient takes minutes to hours. ``gate_cases``: globs of the
-regression gate's tier-1 cases whose instruction counts the profile records (absent: all)."""
+regression gate's tier-1 cases whose instruction counts the profile records (absent: all).
+
+Variational keys: ``variational_qubits`` the sizes of the circuit-gradient suite,
+``variational_max_qubits`` the largest n per backend (or per tool: ``lightning`` covers
+``lightning:qnode``) for the methods whose cost grows with the number of angles
+(param_shift, finite, forward's dual numbers) or whose tape holds every state."""
 
 import os
 
@@ -28,6 +33,8 @@ PROFILES = {
         "thread_qubits": [12],
         "complex64_qubits": [10],
         "complex64_circuit_qubits": [8],
+        "variational_qubits": [4, 6],
+        "variational_max_qubits": {"forward": 4},
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
         "ad_max_seconds": 0.4,
@@ -45,6 +52,8 @@ PROFILES = {
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
         "complex64_circuit_qubits": [12],
+        "variational_qubits": [4, 8, 12, 14],
+        "variational_max_qubits": {"forward": 8, "param_shift": 12, "finite": 8},
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
@@ -57,6 +66,9 @@ PROFILES = {
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
         "complex64_qubits": [12, 16, 20, 22, 24],
         "complex64_circuit_qubits": [12, 16, 20],
+        "variational_qubits": list(range(4, 21, 2)),
+        "variational_max_qubits": {"forward": 10, "param_shift": 14, "finite": 12,
+                                   "reverse": 18, "source": 18},
         "ad_sizes": {},
         "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
                            "trmul": [30], "mps": [30]},
@@ -70,6 +82,9 @@ PROFILES = {
         "thread_qubits": [20],
         "complex64_qubits": [12, 20],
         "complex64_circuit_qubits": [12, 20],
+        "variational_qubits": [14, 20],
+        "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8,
+                                   "reverse": 8, "source": 8},
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {},
         "ad_max_seconds": 0.4,
