@@ -1,12 +1,13 @@
 """``python -m harness table``: the headline numbers of the latest results as Markdown,
-the state-vector sections (``harness.statevector.tables``) then the AD ones
-(``harness.ad.tables``); the report shows the same tables."""
+the state-vector sections (``harness.statevector.tables``), the AD ones
+(``harness.ad.tables``), then the variational ones; the report shows the same tables."""
 
 from harness import results
 from harness.ad import tables as ad_tables
 from harness.statevector import tables as sv_tables
+from harness.variational import tables as var_tables
 
-SECTIONS = sv_tables.SECTIONS + ad_tables.SECTIONS
+SECTIONS = sv_tables.SECTIONS + ad_tables.SECTIONS + var_tables.SECTIONS
 
 
 def report(machine=None):

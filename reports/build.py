@@ -7,7 +7,8 @@ from pathlib import Path
 from harness import ids, results
 from harness.ad import tables as ad_tables
 from harness.statevector import tables as sv_tables
-from reports import figures_ad, machine, page
+from harness.variational import tables as var_tables
+from reports import figures_ad, figures_variational, machine, page
 from reports import figures_statevector as sv
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -75,6 +76,22 @@ SECTIONS = (
          [ids.AD_CHUNK]),
         ("table", "ad_targets", "Targets of the AD engines", ad_tables.ad_targets,
          [ids.AD_GRADIENT, ids.AD_SLOWDOWN]),
+    ]),
+    ("Variational circuits: gradients through the simulator", [
+        ("figure", "variational_gradient", "gradient-time figure",
+         figures_variational.gradient_figure, [ids.VARIATIONAL_GRADIENT]),
+        ("table", "variational_ratio", "Gradient / energy (one process; lower is better)",
+         var_tables.ratios, [ids.VARIATIONAL_RATIO]),
+        ("table", "variational_gradients", "Gradient time per method and peer",
+         var_tables.gradients, [ids.VARIATIONAL_GRADIENT]),
+        ("table", "variational_targets", "Targets of the adjoint method",
+         var_tables.targets, [ids.VARIATIONAL_GRADIENT, ids.VARIATIONAL_RATIO]),
+        ("figure", "variational_memory", "memory figure", figures_variational.memory_figure,
+         [ids.VARIATIONAL_MEMORY]),
+        ("table", "variational_memory", "Peak memory of one gradient", var_tables.memory,
+         [ids.VARIATIONAL_MEMORY]),
+        ("table", "variational_energies", "Energy time per backend", var_tables.energies,
+         [ids.VARIATIONAL_ENERGY]),
     ]),
 )
 

@@ -15,6 +15,8 @@ GATES = [["'X'", "'H'"], ["4", "8"], ["'naive'", "'stride'", "'qulacs'"]]
 # (X,4,naive) (X,4,stride) (X,4,qulacs) (X,8,naive) ... ; naive skipped at 8 qubits
 GATE_TIMES = [4e-5, 2e-6, 1e-6, math.nan, 8e-6, 1e-5,
               5e-5, 3e-6, 1.5e-6, math.nan, 9e-6, 9e-6]
+#: the variational suite at 12 and 14 qubits; param_shift skipped at 14
+VARIATIONAL = [["12", "14"], ["'adjoint'", "'param_shift'", "'lightning'"]]
 INFO = {"cpu": "Fake CPU 9000", "num_cpu": "8", "ram": str(16 * 2**30)}
 
 
@@ -44,6 +46,13 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
     fake_results.add_ad(res)
     fake_results.add(res, ids.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'torch'"]],
                      [1.01, 4.5])
+    nan = math.nan
+    for key, values in ((ids.VARIATIONAL_GRADIENT, [0.01, 0.5, 0.012, 0.04, nan, 0.05]),
+                        (ids.VARIATIONAL_RATIO, [3.1, 200.0, 2.5, 4.2, nan, 3.0]),
+                        (ids.VARIATIONAL_MEMORY, [0.06, 0.0, 0.2, 0.25, nan, 1.0])):
+        fake_results.add(res, key, VARIATIONAL, values)
+    fake_results.add(res, ids.VARIATIONAL_ENERGY, [["12", "14"], ["'ours'", "'lightning'"]],
+                     [3e-3, 4e-3, 1e-2, 1.2e-2])
     if not chunks:
         res.remove_result(ids.AD_CHUNK)
     for name in skipped:
@@ -67,13 +76,15 @@ def test_page_links_every_figure_and_table(full):
     assert said == []
     pngs = re.findall(r'<img src="([^"]+)"', text)
     assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "gate_H.png", "gate_X.png",
-                            "threads.png"]
+                            "threads.png", "variational_gradient.png", "variational_memory.png"]
     for png in pngs:
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     mds = re.findall(r'<a href="([^"]+\.md)">', text)
     assert {"gate_ratios.md", "bandwidth.md", "ad_speedups.md", "ad_slowdown.md",
             "ad_trmul.md", "ad_chunks.md", "peer_ratios.md", "gate_ranking.md",
-            "circuit_ratios.md", "circuit_ranking.md", "complex64_ranking.md"} <= set(mds)
+            "circuit_ratios.md", "circuit_ranking.md", "complex64_ranking.md",
+            "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
+            "variational_memory.md", "variational_energies.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -93,6 +104,22 @@ def test_tables_hold_the_numbers(full):
         (out / "ad_slowdown.md").read_text()
     text = index.read_text()
     assert "<td>3.33x</td>" in text and "<th>vs torch</th>" in text
+
+
+def test_variational_tables_hold_the_numbers_and_the_targets(full):
+    _, out, _ = full
+    grads = (out / "variational_gradients.md").read_text()
+    assert "| n | adjoint | param_shift | lightning |" in grads
+    assert "| 12 | 10 ms (1x) | 500 ms (50x) | 12 ms (1.2x) |" in grads
+    assert "| 14 | 40 ms (1x) | - | 50 ms (1.25x) |" in grads
+    assert "| 14 | 4.2 | - | 3 |" in (out / "variational_ratio.md").read_text()
+    assert "Yao.jl" in (out / "variational_ratio.md").read_text()
+    targets = (out / "variational_targets.md").read_text()
+    assert "| adjoint gradient / energy <= 4.0 | 12 | 3.1 | yes |" in targets
+    assert "| adjoint gradient / energy <= 4.0 | 14 | 4.2 | NO |" in targets
+    assert "| adjoint / lightning adjoint <= 1 | 14 | 0.8 (40 ms vs 50 ms) | yes |" in targets
+    assert "| adjoint / lightning adjoint <= 1 | 20 | not measured | - |" in targets
+    assert "| 12 | 3 ms | 4 ms |" in (out / "variational_energies.md").read_text()
 
 
 def test_peer_tables_rank_and_compare_with_missing_peers(full):
