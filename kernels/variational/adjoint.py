@@ -6,10 +6,12 @@ With psi_j the state after gate j and lambda_j = U_{j+1}^+ ... U_P^+ H psi_P, a 
 U_j = exp(-i t G / 2) contributes dE/dt = 2 Re <lambda_j| dU_j/dt |psi_{j-1}>
 = Im <lambda_j| G |psi_j>. The sweep walks j = P .. 1 and undoes U_j on psi and lambda: a
 fixed gate with the energy's kernel, on psi and lambda stored as one state of n + 1
-qubits; a rotation with :func:`_sweep.rotation_step`, which reads the inner product in
-the same pass. U^+ is the conjugate transpose (for a rotation, the rotation by -t);
-nothing is stored per gate.
+qubits; a run of rotations on one qubit with :func:`_sweep.run_step`, which reads each
+rotation's inner product in the same pass. U^+ is the conjugate transpose (for a
+rotation, the rotation by -t); nothing is stored per gate.
 """
+
+from functools import lru_cache
 
 import numpy as np
 
@@ -18,13 +20,33 @@ from . import _sweep, pauli
 from .problem import GENERATORS, KERNEL
 
 
-def _generator(slot):
-    """(kind, control mask, control value) of a parameterised slot."""
+def _controls(slot):
     cmask = cval = 0
     for q, v in zip(slot.ctrl_locs, slot.ctrl_vals or (1,) * len(slot.ctrl_locs)):
         cmask |= 1 << q
         cval |= v << q
-    return _sweep.KINDS[GENERATORS[slot.name]], cmask, cval
+    return cmask, cval
+
+
+@lru_cache(maxsize=64)
+def _plan(slots):
+    """The sweep, in order, for a circuit's slots: ``(None, j)`` to undo fixed gate j,
+    ``(run, q, kinds, cmask, cval)`` for a run of rotations (slot indices ``run``, last
+    gate first) on qubit q undone in one pass; consecutive uncontrolled rotations on one
+    qubit share a run."""
+    plan = []
+    for j in reversed(range(len(slots))):
+        s = slots[j]
+        if s.param is None:
+            plan.append((None, j))
+            continue
+        last = plan[-1] if plan else None
+        if (last and last[0] is not None and not s.ctrl_locs and last[3] == 0
+                and last[1] == s.locs[0] and len(last[0]) < _sweep.MAX_RUN):
+            plan[-1] = (last[0] + (j,), last[1], last[2] + (GENERATORS[s.name],), 0, 0)
+        else:
+            plan.append(((j,), s.locs[0], (GENERATORS[s.name],)) + _controls(s))
+    return tuple(plan)
 
 
 def gradient(problem, theta):
@@ -41,19 +63,18 @@ def gradient(problem, theta):
     circuits.run(kernel, psi, insts)
     pauli.apply_observable(psi, problem.compiled, out=both[half:])
     grad = np.zeros(problem.n_params)
-    generators = {}
-    for slot, inst in zip(reversed(problem.slots), reversed(insts)):
-        undo = inst.matrix.conj().T  # exactly the rotation by -theta for a rotation
-        if slot.param is None:  # undone on psi and lambda by one call, one qubit more
-            kernel(both, undo, inst.locs, inst.ctrl_locs, inst.ctrl_vals or None)
+    slots = problem.slots
+    for step in _plan(slots):
+        if step[0] is None:  # a fixed gate, undone on psi and lambda by one kernel call
+            inst = insts[step[1]]
+            kernel(both, inst.matrix.conj().T, inst.locs, inst.ctrl_locs,
+                   inst.ctrl_vals or None)
             continue
-        gen = generators.get(slot)
-        if gen is None:
-            gen = generators[slot] = _generator(slot)
-        kind, cmask, cval = gen
-        (u00, u01), (u10, u11) = undo.tolist()
-        acc = _sweep.rotation_step(both, inst.locs[0], u00, u01, u10, u11,
-                                   u01 == 0 and u10 == 0, kind, cmask, cval)
-        # dE/dt = Im <lam|G|psi> for exp(-i t G/2); -2 Im <lam|P1|psi> for exp(i t P1)
-        grad[slot.param] += -2 * acc.imag if kind == _sweep.KINDS["P1"] else acc.imag
+        run, q, kinds, cmask, cval = step
+        # U^+ of a rotation is exactly the rotation by -theta
+        undo = np.stack([insts[j].matrix for j in run]).conj().transpose(0, 2, 1)
+        accs = _sweep.run_step(both, q, undo, kinds, cmask, cval)
+        for j, kind, acc in zip(run, kinds, accs):
+            # dE/dt = Im <lam|G|psi> for exp(-i t G/2); -2 Im <lam|P1|psi> for exp(i t P1)
+            grad[slots[j].param] += -2 * acc.imag if kind == "P1" else acc.imag
     return grad

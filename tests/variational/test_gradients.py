@@ -148,3 +148,18 @@ def test_a_fixed_gate_cannot_hold_a_parameter():
 def test_qcbm_sizes_are_checked(n, depth):
     with pytest.raises(ValueError, match="n >= 2|depth"):
         variational.qcbm_energy(n, depth)
+
+
+def test_a_long_run_of_rotations_on_one_qubit_is_split_and_exact():
+    """Seven rotations in a row on qubit 1 (fused into passes of at most MAX_RUN), then a
+    controlled one on the same qubit, which cannot join the run."""
+    names = ["Rx", "Ry", "Rz", "phase", "Rx", "Rz", "Ry"]
+    slots = [Slot("H", (q,)) for q in range(3)]
+    slots += [Slot(name, (1,), (), (), k) for k, name in enumerate(names)]
+    slots += [Slot("Ry", (1,), (0,), (0,), 7), Slot("Rx", (1,), (), (), 8)]
+    problem = Problem(3, slots, [(0.7, {1: "X", 2: "Y"}), (-1.3, {1: "Z"})],
+                      np.random.default_rng(5).uniform(-3, 3, 9))
+    assert len(names) > variational.adjoint._sweep.MAX_RUN
+    _, want = oracle(problem, problem.theta0)
+    np.testing.assert_allclose(variational.GRADIENTS["adjoint"](problem, problem.theta0),
+                               want, atol=1e-12, rtol=0)
