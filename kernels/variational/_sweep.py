@@ -37,7 +37,7 @@ BRAKETS = {
 MAX_RUN = 4
 
 _HEAD = """
-@njit(cache=True, nogil=True, fastmath={{"reassoc", "contract", "nsz", "arcp"}})
+@njit(cache=True, nogil=True)
 def {name}(both, q, m, cmask, cval):
     half = both.shape[0] >> 1
     s = 1 << q
