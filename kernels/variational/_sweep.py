@@ -14,8 +14,7 @@ diagonal), generated from one template the first time it is needed
 (kernels/statevector/_codegen.py keeps the file and numba caches its machine code), so
 that no branch is left inside the loop. numba emits scalar code for it (no packed double
 instructions, checked in the assembly), like the stride kernel's pair updates: the
-vectorisation of both is the subject of the kernels issue. ``fastmath`` leaves out the
-no-NaN/no-Inf assumptions, so a NaN still propagates.
+vectorisation of both is the subject of the kernels issue.
 """
 
 from functools import cache
