@@ -1,6 +1,8 @@
 """``python -m harness validate``: every backend on every benchmarked gate and circuit,
 checked against the reference, and every AD backend on every AD problem, checked against
-the hand-written gradient, as tables (ok / skipped with the reason / WRONG)."""
+the hand-written gradient, and every circuit-gradient method and peer on the QCBM energy,
+checked against the parameter-shift rule, as tables (ok / skipped with the reason /
+WRONG)."""
 
 import numpy as np
 
@@ -32,6 +34,8 @@ def validate_all(qubits):
     wrong = validate_statevector(qubits)
     print()
     wrong += validate_ad()
+    print()
+    wrong += validate_variational()
     return 1 if wrong else 0
 
 
@@ -98,5 +102,36 @@ def validate_ad(sizes=None, names=None):
                     row.append("skip")
                     reasons[b, problem.name, n] = str(exc)
             print(f"{problem.name:<12} {n:>5}  " + " ".join(f"{r:>9}" for r in row), flush=True)
+    _print_reasons(reasons, wrong)
+    return wrong
+
+
+def validate_variational(qubits=(4, 6), names=None):
+    """Every circuit-gradient backend (or ``names``) on the QCBM energy at ``qubits``,
+    against the parameter-shift rule; returns the number wrong."""
+    from harness.variational import backends as var_backends
+    from harness.variational import validate as var_validate
+    from kernels import variational
+    names = names or var_backends.names()
+    width = max(map(len, names)) + 1
+    print(f"{'circuit':<8} {'n':>3}  " + " ".join(f"{b:>{width}}" for b in names))
+    wrong = 0
+    reasons = {}
+    for n in qubits:
+        problem = variational.qcbm_energy(n, 9, np.random.default_rng(n))
+        row = []
+        for b in names:
+            try:
+                var_validate.check(var_backends.prepare(b, problem, problem.theta0),
+                                   problem, problem.theta0, what=f"QCBM n={n}")
+                row.append("ok")
+            except ValidationError as exc:
+                row.append("WRONG")
+                reasons[b, "QCBM", n] = str(exc)
+                wrong += 1
+            except NotImplementedError as exc:
+                row.append("skip")
+                reasons.setdefault((b, "skip"), str(exc))
+        print(f"{'QCBM':<8} {n:>3}  " + " ".join(f"{r:>{width}}" for r in row), flush=True)
     _print_reasons(reasons, wrong)
     return wrong

@@ -36,10 +36,12 @@ def check(runner, problem, theta, what=""):
         raise ValidationError(f"{runner.name} {what}: gradient of shape {got.shape} dtype "
                               f"{got.dtype}, expected {want.shape} float")
     scale = max(1.0, float(np.max(np.abs(want))))
-    err = float(np.max(np.abs(got - want))) / scale
+    diff = np.abs(got - want)
+    diff[np.isnan(diff)] = np.inf  # a NaN is as wrong as it gets
+    err = float(np.max(diff)) / scale
     tol = TOLERANCE.get(runner.name.split(":")[0], DEFAULT_TOLERANCE)
     if not err <= tol:  # NaN fails too
-        k = int(np.nanargmax(np.abs(got - want)))
+        k = int(np.argmax(diff))
         raise ValidationError(f"{runner.name} {what}: gradient off by {err:.3g} (relative, "
                               f"allowed {tol:g}); component {k}: {got[k]!r}, expected "
                               f"{want[k]!r}")
