@@ -35,12 +35,15 @@ ENGINES = ("forward", "reverse", "source", "finite")
 AD_CASES = (("trmul", 10), ("rational", 1), ("ackley_loop", 16))
 REVERSE_AT_SEED_SIZE = (("trmul", 30), ("reverse", "source"))
 FORWARD_CHUNKS = (8, 200)  # tr(A @ B) 10x10 has 200 inputs: 25 passes, or one
+#: Circuit gradients (kernels.variational) on the QCBM energy: the adjoint sweep where its
+#: kernels dominate, the reverse tape over plain numpy at a size it handles in a second.
+VARIATIONAL_CASES = (("adjoint", 10), ("reverse", 6))
 
 
 class Case(NamedTuple):
     id: str
     tier: int  #: 1: instruction counts; 2: wall time
-    family: str  #: "gate", "circuit" or "ad": which builder makes its workload
+    family: str  #: "gate", "circuit", "ad" or "variational": which builder makes it
     args: tuple  #: the builder's arguments
     calls: int = 3  #: calls per measurement (tier 1: counted, then divided)
     threads: int = 1
@@ -69,6 +72,8 @@ def _cases():
         yield Case(f"ad/{problem}/{engine}/n{size}", 1, "ad", (problem, size, engine, None))
     for chunk in FORWARD_CHUNKS:
         yield Case(f"ad/trmul/forward-chunk{chunk}/n10", 1, "ad", ("trmul", 10, "forward", chunk))
+    for method, n in VARIATIONAL_CASES:
+        yield Case(f"variational/QCBM/{method}/n{n}", 1, "variational", (method, n), calls=1)
     # tier 2: threads on states in the last-level cache, bandwidth past it, the GPU
     yield Case("wall/H/threaded/n18/t2", 2, "gate", ("H", "threaded", 18), threads=2)
     yield Case("wall/Rx/threaded/n20/t2", 2, "gate", ("Rx", "threaded", 20), threads=2)
@@ -241,7 +246,55 @@ def ad_workload(problem, n, engine, chunk):
     return Workload(run, check, _digest(problem, n, options, source, *arrays))
 
 
-BUILDERS = {"gate": gate_workload, "circuit": circuit_workload, "ad": ad_workload}
+def _reference_energy(circuit, observable, n):
+    """<psi|H|psi> by tensor contraction (``reference_apply``) and dense Pauli strings:
+    nothing of the revision but its circuit's instructions."""
+    psi = np.zeros(1 << n, dtype=complex)
+    psi[0] = 1
+    for inst in circuit:
+        psi = reference_apply(psi, inst.matrix, inst.locs, inst.ctrl_locs, inst.ctrl_vals)
+    paulis = {"X": np.array([[0, 1], [1, 0]]), "Y": np.array([[0, -1j], [1j, 0]]),
+              "Z": np.array([[1, 0], [0, -1]])}
+    total = 0.0
+    for coeff, term in observable:
+        out = psi
+        for q, letter in term.items():
+            out = reference_apply(out, paulis[letter], (q,))
+        total += coeff * np.vdot(psi, out).real
+    return total
+
+
+def variational_workload(method, n):
+    try:
+        from kernels.variational import GRADIENTS, qcbm_energy
+    except ImportError as exc:
+        raise Missing(f"no circuit gradients in this revision ({exc})") from None
+    if method not in GRADIENTS:
+        raise Missing(f"no circuit-gradient method {method!r} in this revision")
+    problem = qcbm_energy(n, 9, np.random.default_rng(SEED + n))
+    theta, gradient = problem.theta0, GRADIENTS[method]
+
+    def run():
+        return gradient(problem, theta)
+
+    def check():
+        # three random directional derivatives by central differences of an energy
+        # computed apart from the revision: a wrong gradient is off by O(1) in each
+        got, rng, h = run(), np.random.default_rng(SEED), 1e-4
+        for _ in range(3):
+            v = rng.standard_normal(theta.size)
+            v /= np.linalg.norm(v)
+            plus, minus = (_reference_energy(problem.circuit(theta + s * h * v),
+                                             problem.observable, n) for s in (1, -1))
+            _close(np.dot(got, v), (plus - minus) / (2 * h),
+                   f"{method} on QCBM n={n} (directional derivative)", atol=1e-6)
+
+    return Workload(run, check, _digest(method, n, theta, repr(problem.slots),
+                                        repr(problem.observable)))
+
+
+BUILDERS = {"gate": gate_workload, "circuit": circuit_workload, "ad": ad_workload,
+            "variational": variational_workload}
 
 
 def build(case):
