@@ -53,7 +53,7 @@ PROFILES = {
         "complex64_qubits": [20],
         "complex64_circuit_qubits": [12],
         "variational_qubits": [4, 8, 12, 14],
-        "variational_max_qubits": {"forward": 8, "param_shift": 12, "finite": 8},
+        "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8},
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
