@@ -43,11 +43,15 @@ save reads the result as complex128) and initialize(ndarray) refuses it ("only D
 precision supports initialize_statevector()"); AerSimulator(precision='single') returns
 complex128 amplitudes and costs 119 ms for H on 20 qubits (copies in and out), measured on
 0.18.2. So there is no single-precision state a caller can use.
+
+Gradients of variational circuits (GRADIENT_METHODS, only where the qiskit-algorithms
+package imports): its ``ReverseEstimatorGradient``, which runs on qiskit's Statevector
+(numpy), not on Aer; Aer has no gradient of its own. _qiskit_gradients translates.
 """
 
 import numpy as np
 
-from . import _simulator
+from . import _gradients, _simulator
 from ._guard import guarded_import
 
 NAME = "qiskit-aer"
@@ -64,10 +68,17 @@ SETTINGS = {"threads": "1 (AerState parallel_state_update, see set_threads; AerS
                      "apply_multiplexer",
             "fusion": "circuits: Aer's default, on (fused at flush from 15 qubits); single "
                       "gates: off (one operation per flush, which Aer never fuses)",
-            "precision": "complex128 only (a single-precision AerState cannot be read back)"}
+            "precision": "complex128 only (a single-precision AerState cannot be read back)",
+            "gradients": "reverse (when qiskit-algorithms imports): qiskit-algorithms' "
+                         "ReverseEstimatorGradient on a ParameterVector circuit and a "
+                         "SparsePauliOp, qiskit Statevectors, not Aer; energy: qiskit's "
+                         "StatevectorEstimator"}
 
 qiskit_aer, AVAILABLE, REASON = guarded_import("qiskit_aer", "quantum_info.states.aer_state")
 _require, version, sync = _simulator.basics(NAME, qiskit_aer, AVAILABLE, REASON)
+# the circuit gradient's package (a separate distribution, qiskit-algorithms)
+_algorithms, _HAS_ALGORITHMS, _ALGORITHMS_REASON = guarded_import("qiskit_algorithms",
+                                                                  "gradients")
 
 # each new AerState gets parallel_state_update = this count
 _threads = _simulator.ThreadCount(_require)
@@ -185,3 +196,30 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
+
+
+# --- gradients of variational circuits (translation in _qiskit_gradients) --------------
+
+if _HAS_ALGORITHMS:
+    #: qiskit-algorithms' ReverseEstimatorGradient (declared only where it imports)
+    GRADIENT_METHODS = ("reverse",)
+
+
+def _prepared(method):
+    """The translation module, once the tools and the method are known to exist."""
+    _require()
+    _simulator.require(NAME + " gradient", _HAS_ALGORITHMS, _ALGORITHMS_REASON)
+    _gradients.check_method(NAME, GRADIENT_METHODS, method)
+    from . import _qiskit_gradients  # imports qiskit_algorithms
+    return _qiskit_gradients
+
+
+def prepare_gradient(problem, method=None):
+    return _prepared(method).reverse(problem)
+
+
+def prepare_energy(problem, method=None):
+    return _prepared(method).energy(problem)
+
+
+circuit_gradient = _gradients.one_call(prepare_gradient)
