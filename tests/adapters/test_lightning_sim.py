@@ -1,15 +1,22 @@
 """What the lightning adapter promises beyond the shared contract (test_simulators.py
-checks it against the reference, test_peer_specifics.py the common named gates):
-Lightning's own (controlled) gates for every named instruction, its wire order, a real
-single-precision state, and plain copies in and out."""
+checks it against the reference, test_peer_specifics.py the common named gates,
+test_circuit_gradients.py its gradients on the QCBM): Lightning's own (controlled) gates
+for every named instruction, its wire order, a real single-precision state, plain copies
+in and out, and gradients of any circuit of named gates in our qubit order."""
+
+import importlib.util
+import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from adapters import lightning_sim as ls
+from kernels import variational
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
+from kernels.variational import Problem, Slot
 
 pytestmark = pytest.mark.skipif(not ls.AVAILABLE, reason=ls.REASON)
 N = 5
@@ -106,3 +113,80 @@ def test_no_thread_control_and_version():
     assert not hasattr(ls, "set_threads")
     assert ls.REASON == f"pennylane_lightning {ls.version()}"
     assert ls.sync() is None
+
+
+# --- circuit gradients -----------------------------------------------------------------
+
+def every_gate_problem():
+    """Every slot kind Lightning names differently: CNOT, CY, Toffoli, CRX/CRY/CRZ,
+    ControlledPhaseShift, controls on |0> and several controls (the methods' controlled
+    forms), a parameter shared by two gates, and an observable no qubit relabelling leaves
+    alone (the ring's would hide a reversed wire order)."""
+    slots, k = [Slot("H", (q,)) for q in range(4)], 0
+    for name in ("Rx", "Ry", "Rz", "phase"):
+        for target, ctrls, vals in ((0, (), ()), (1, (3,), (1,)), (3, (0,), (0,)),
+                                    (2, (0, 3), (1, 0))):
+            slots += [Slot(name, (target,), ctrls, vals, k),
+                      Slot("X", ((target + 1) % 4,), (target,))]
+            k += 1
+    slots += [Slot(g, (2,), (1,), (0,)) for g in "YZST"]
+    slots += [Slot("X", (3,), (0, 1)), Slot("Y", (0,), (2,)), Slot("Ry", (1,), param=0)]
+    observable = [(0.7, {0: "Z", 1: "Z"}), (-1.3, {3: "X"}), (0.4, {2: "Y", 0: "X"}),
+                  (0.9, {1: "Y"}), (0.25, {})]
+    return Problem(4, slots, observable, np.random.default_rng(3).uniform(-3, 3, k))
+
+
+@pytest.mark.parametrize("method", ls.GRADIENT_METHODS)
+def test_every_gate_kind_differentiates_like_ours(method):
+    problem = every_gate_problem()
+    grad, energy = ls.prepare_gradient(problem, method), ls.prepare_energy(problem, method)
+    for theta in (problem.theta0, -problem.theta0[::-1]):
+        # param_shift's two-term rule fails for controlled rotations: our adjoint is exact
+        np.testing.assert_allclose(grad(theta), variational.GRADIENTS["adjoint"](problem, theta),
+                                   atol=1e-12, rtol=0)
+        assert abs(energy(theta) - problem.energy(theta)) < 1e-12
+
+
+def test_adjoint_state_is_ours_amplitude_for_amplitude():
+    """The renumbering (our qubit q = wire n-1-q) checked on the state itself."""
+    problem = every_gate_problem()
+    adjoint = ls._Adjoint(problem)
+    assert {"CNOT", "CY", "Toffoli", "CRX", "CRY", "CRZ", "ControlledPhaseShift", "RX",
+            "PhaseShift", "S"} <= set(adjoint.ops_lists[0])  # the names it differentiates
+    adjoint.forward(problem.theta0)
+    np.testing.assert_allclose(ls.to_numpy(adjoint.sv), problem.state(problem.theta0),
+                               atol=1e-13)
+
+
+@pytest.mark.parametrize("method", ls.GRADIENT_METHODS)
+def test_rx_sign(method):
+    """<Y> after Rx(t)|0> = exp(-i t X/2)|0> is -sin t (the opposite sign convention
+    would give +sin t)."""
+    problem = Problem(2, [Slot("Rx", (1,), param=0)], [(1.0, {1: "Y"})], [0.0])
+    t = np.array([0.3])
+    assert abs(ls.prepare_energy(problem, method)(t) + np.sin(0.3)) < 1e-14
+    np.testing.assert_allclose(ls.prepare_gradient(problem, method)(t), [-np.cos(0.3)],
+                               atol=1e-14)
+
+
+@pytest.mark.parametrize("method", ls.GRADIENT_METHODS)
+def test_a_gate_without_a_lightning_name_is_refused(method):
+    odd = SimpleNamespace(  # a gate the Slot vocabulary may grow, running as a matrix
+        n=2, theta0=np.zeros(1), slots=(Slot("Rxx", (0,), param=0),), observable=[],
+        circuit=lambda theta: [Instruction("Rxx", gates.Rx(0.0), (0,), params=(0.0,))],
+        check=lambda theta: theta)
+    with pytest.raises(NotImplementedError, match="'Rxx'"):
+        ls.prepare_gradient(odd, method)
+
+
+def test_missing_lightning_makes_gradients_unavailable(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pennylane_lightning", None)
+    spec = importlib.util.spec_from_file_location("adapters._lightning_sim_copy", ls.__file__)
+    copy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(copy)
+    assert copy.AVAILABLE is False
+    problem = variational.qcbm_energy(2, 1)
+    for call in (copy.prepare_gradient, copy.prepare_energy,
+                 lambda p: copy.circuit_gradient(p, p.theta0)):
+        with pytest.raises(RuntimeError, match="pennylane_lightning is not installed"):
+            call(problem)

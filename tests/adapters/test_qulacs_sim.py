@@ -1,6 +1,7 @@
 """What the qulacs adapter promises beyond the shared contract (test_simulators.py checks
-it against the reference): qulacs's own named gates, its thread count, and being
-unavailable without qulacs."""
+it against the reference, test_circuit_gradients.py its gradients on the QCBM): qulacs's
+own named gates, its thread count, gradients of controlled rotations and phases through
+its parametric gates with its RX sign, and being unavailable without qulacs."""
 
 import importlib.util
 import sys
@@ -9,8 +10,10 @@ import numpy as np
 import pytest
 
 from adapters import qulacs_sim as qs
+from kernels import variational
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
+from kernels.variational import Problem, Slot
 
 needs_qulacs = pytest.mark.skipif(not qs.AVAILABLE, reason=qs.REASON)
 
@@ -96,6 +99,62 @@ def test_missing_qulacs_makes_it_unavailable(monkeypatch):
     for call in (copy.version, lambda: copy.set_threads(1), lambda: copy.circuit([], 1),
                  lambda: copy.gate(circuits.gate("X", 0)),
                  lambda: copy.from_numpy(np.ones(2, complex)),
-                 lambda: copy.apply(np.ones(2, complex), gates.X, (0,))):
+                 lambda: copy.apply(np.ones(2, complex), gates.X, (0,)),
+                 lambda: copy.prepare_gradient(variational.qcbm_energy(2, 1)),
+                 lambda: copy.prepare_energy(variational.qcbm_energy(2, 1)),
+                 lambda: copy.circuit_gradient(variational.qcbm_energy(2, 1), np.zeros(5))):
         with pytest.raises(RuntimeError, match="qulacs is not installed"):
             call()
+
+
+# --- circuit gradients -----------------------------------------------------------------
+
+def test_controlled_phase_is_three_pauli_rotations():
+    """phase(t) on 1 controlled by 0 = exp(i t |11><11|) = exp(-i t G / 2) with
+    G = (Z_1 + Z_0 - Z_0 Z_1 - I) / 2; the identity (a global phase) is dropped."""
+    terms = qs._rotation_terms(Slot("phase", (1,), (0,), (1,), 0))
+    assert sorted((c, sorted(w.items())) for c, w in terms) == [
+        (-0.5, [(0, "Z"), (1, "Z")]), (0.5, [(0, "Z")]), (0.5, [(1, "Z")])]
+    # a control on |0> flips the sign of every term with its Z
+    terms = qs._rotation_terms(Slot("Rx", (2,), (0,), (0,), 0))
+    assert sorted((c, sorted(w.items())) for c, w in terms) == [
+        (0.5, [(0, "Z"), (2, "X")]), (0.5, [(2, "X")])]
+
+
+@needs_qulacs
+def test_controlled_rotations_and_phases_differentiate_like_ours():
+    """Every rotation with 0, 1 (on |1> or |0>) and 2 controls, a shared parameter, fixed
+    gates with controls on |0> (DenseMatrix, undone by backprop), and an observable that
+    changes under any relabelling of the qubits."""
+    slots, k = [Slot("H", (q,)) for q in range(4)], 0
+    for name in ("Rx", "Ry", "Rz", "phase"):
+        for target, ctrls, vals in ((2, (), ()), (0, (1,), (1,)), (1, (3,), (0,)),
+                                    (3, (0, 2), (0, 1))):
+            slots += [Slot(name, (target,), ctrls, vals, k),
+                      Slot("X", ((target + 3) % 4,), (target,))]
+            k += 1
+    slots += [Slot("S", (2,), (0,), (0,)), Slot("Y", (1,), (2, 3)), Slot("Rz", (0,), param=5)]
+    observable = [(1.1, {0: "Z", 3: "Y"}), (-0.6, {2: "X"}), (0.3, {1: "Z"}), (2.0, {})]
+    problem = Problem(4, slots, observable, np.random.default_rng(5).uniform(-3, 3, k))
+    grad, energy = qs.prepare_gradient(problem), qs.prepare_energy(problem)
+    for theta in (problem.theta0, problem.theta0[::-1].copy()):
+        np.testing.assert_allclose(grad(theta), variational.GRADIENTS["adjoint"](problem, theta),
+                                   atol=1e-12, rtol=0)
+        assert abs(energy(theta) - problem.energy(theta)) < 1e-12
+
+
+@needs_qulacs
+def test_rx_sign_is_ours_not_qulacss():
+    """qulacs's RX(t) is exp(+i t X/2): the adapter passes -t and flips the gradient, so
+    <Y> after our Rx(t)|0> is -sin t and its derivative -cos t."""
+    problem = Problem(1, [Slot("Rx", (0,), param=0)], [(1.0, {0: "Y"})], [0.0])
+    circuit = qs._Backprop(problem).circuit
+    assert circuit.get_gate(0).get_name() == "ParametricRX"
+    t = np.array([0.3])
+    assert abs(qs.prepare_energy(problem)(t) + np.sin(0.3)) < 1e-14
+    np.testing.assert_allclose(qs.prepare_gradient(problem)(t), [-np.cos(0.3)], atol=1e-14)
+
+
+def test_a_rotation_qulacs_cannot_keep_parametric_is_named():
+    with pytest.raises(NotImplementedError, match="no parametric form of 'Rxx'"):
+        qs._rotation_terms(Slot("Rxx", (0,), param=0))
