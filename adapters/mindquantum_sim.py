@@ -18,11 +18,14 @@ count of the libgomp its wheel bundles (mindquantum.libs/), read from OMP_NUM_TH
 it loads (the suites set 1 first) and changed at run time through threadpoolctl, which is
 what set_threads does (measured: a second thread appears after set_threads(2)).
 Importing mindquantum 0.12 imports torch (about 2 s).
+
+Gradients of variational circuits (GRADIENT_METHODS): mqvector's own adjoint-method
+operator, from ``Simulator.get_expectation_with_grad``; _mindquantum_gradients translates.
 """
 
 import numpy as np
 
-from . import _simulator
+from . import _gradients, _simulator
 from ._guard import guarded_import
 
 NAME = "mindquantum"
@@ -34,10 +37,14 @@ SETTINGS = {"threads": "1 (OMP_NUM_THREADS=1 before import; set_threads sets the
                    "gate, apply_circuit for a Circuit, on the simulator's state in place",
             "gates": "X, Y, Z, H, S, T, RX, RY, RZ, PhaseShift, SWAP (controls via .on(obj, "
                      "ctrl)); UnivMathGate otherwise; controls on |0> wrapped in X",
-            "states": "set_qs renormalises, so from_numpy refuses a state of norm != 1"}
+            "states": "set_qs renormalises, so from_numpy refuses a state of norm != 1",
+            "gradients": "adjoint: Simulator.get_expectation_with_grad(Hamiltonian, Circuit "
+                         "with named rotations), built once, called per theta (complex128); "
+                         "energy: get_expectation(Hamiltonian, Circuit, pr)"}
 
 mindquantum, AVAILABLE, REASON = guarded_import("mindquantum", "simulator", "core.gates",
-                                                "core.circuit")
+                                                "core.circuit", "core.operators",
+                                                "core.parameterresolver")
 #: how far from 1 a state's norm may be (set_qs divides every amplitude by it): within
 #: the conformance tolerances of a single gate (1e-12 and 2e-6)
 _NORM_TOLERANCE = {"complex128": 1e-12, "complex64": 1e-6}
@@ -112,17 +119,24 @@ def _named(G):
             "phase": G.PhaseShift}
 
 
-def _gates(instruction):
+def _gates(instruction, angle=None):
     """The MindQuantum gates of one instruction, in order: X.on(t, c) is its CNOT,
     X.on(t, [c1, c2]) its Toffoli, Z.on(t, c) its CZ, PhaseShift with a control its
-    controlled phase."""
+    controlled phase. ``angle``, a parameter name, replaces a rotation's angle (the
+    circuits MindQuantum differentiates); its gate must then be a named rotation, since a
+    matrix has no parameter."""
     G = mindquantum.core.gates
     name, locs, ctrls, vals, params = _simulator.parts(instruction)
     table = _named(G)
     rotation = name in ("Rx", "Ry", "Rz", "phase")
-    if len(locs) == 1 and name in table and (len(params) == 1 or not rotation):
-        base = table[name](float(params[0]) if params else None).on(locs[0],
-                                                                    list(ctrls) or None)
+    named = len(locs) == 1 and name in table and (len(params) == 1 or not rotation)
+    if angle is not None and not (named and rotation):
+        raise NotImplementedError(f"mindquantum has no parameterised gate for {name} on "
+                                  f"qubits {locs}")
+    if named:
+        if angle is None:
+            angle = float(params[0]) if params else None
+        base = table[name](angle).on(locs[0], list(ctrls) or None)
     elif name == "SWAP" and len(locs) == 2:
         base = G.SWAP.on(list(locs), list(ctrls) or None)
     else:
@@ -157,3 +171,29 @@ def run(sim, program):
 
 
 apply = _simulator.kernel_signature(__name__)
+
+
+# --- gradients of variational circuits (translation in _mindquantum_gradients) -----------
+
+#: mqvector's adjoint-method gradient operator (Simulator.get_expectation_with_grad)
+GRADIENT_METHODS = ("adjoint",)
+
+
+def _prepared(method):
+    """The translation module, once the tool and the method are known to exist (imported
+    here: it imports this module)."""
+    _require()
+    _gradients.check_method(NAME, GRADIENT_METHODS, method)
+    from . import _mindquantum_gradients
+    return _mindquantum_gradients
+
+
+def prepare_gradient(problem, method=None):
+    return _prepared(method).adjoint(problem)
+
+
+def prepare_energy(problem, method=None):
+    return _prepared(method).energy(problem)
+
+
+circuit_gradient = _gradients.one_call(prepare_gradient)
