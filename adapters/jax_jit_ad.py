@@ -14,11 +14,17 @@ and compiling its gradient took 1.0 s at 100 elements (710 equations), 3.4 s at 
 (2110) and 23 s at 1000 (7010). :func:`prepare` therefore refuses, with
 NotImplementedError, an objective whose trace has more than :data:`MAX_EQUATIONS`
 equations (about 350 loop elements); vectorised code stays far below it at any size.
+
+Circuit gradients (``prepare_gradient``, DESIGN.md "Contract: variational circuits")
+compile ``jax.grad`` of the circuit written in jax.numpy (:mod:`adapters._jax_circuit`,
+its repeated layers under ``jax.lax.scan`` to keep the compile time down).
 """
 
 import time
 
-from . import _ad_common
+import numpy as np
+
+from . import _ad_common, _gradients
 from ._translate import translate
 
 # sync is this adapter's too: the same JAX runtime
@@ -73,3 +79,54 @@ def prepare(f, *args):
 
 
 gradient = _ad_common.gradient_function(prepare, NAME)
+
+
+# --- circuit gradients (DESIGN.md, "Contract: variational circuits") ---------------------
+#
+# "jit": the circuit written in jax.numpy (adapters._jax_circuit), jax.jit(jax.grad(energy))
+# compiled and run once in prepare_gradient, so no timed call traces or compiles. The
+# returned functions carry the compile time as ``compile_seconds``.
+
+GRADIENT_METHODS = ("jit",)
+
+
+def _compiled(problem, method, differentiate):
+    _gradients.check_method(NAME, GRADIENT_METHODS, method)
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    from . import _jax_circuit  # needs jax: imported only when it is there
+    energy = _jax_circuit.energy_function(problem)
+    fn = jax.jit(jax.grad(energy) if differentiate else energy)
+    start = time.perf_counter()
+    compiled = fn.lower(jax.numpy.asarray(problem.theta0)).compile()
+    compile_seconds = time.perf_counter() - start
+
+    def call(theta):
+        return compiled(problem.check(theta)).block_until_ready()
+
+    call(problem.theta0)  # warm-up: the first run allocates and touches everything once
+    return call, compile_seconds
+
+
+def prepare_gradient(problem, method=None):
+    """``grad(theta)``: the compiled ``jax.grad`` of the jax.numpy energy."""
+    gradient, compile_seconds = _compiled(problem, method, True)
+
+    def grad(theta):
+        return np.array(gradient(theta))  # a writable float64 copy, as the contract gives
+
+    grad.compile_seconds = compile_seconds
+    return grad
+
+
+def prepare_energy(problem, method=None):
+    """``energy(theta)``: the compiled jax.numpy energy."""
+    value, compile_seconds = _compiled(problem, method, False)
+
+    def energy(theta):
+        return float(value(theta))
+
+    energy.compile_seconds = compile_seconds
+    return energy
+
+
+circuit_gradient = _gradients.one_call(prepare_gradient)
