@@ -31,6 +31,27 @@ class Slot(NamedTuple):
     param: int | None = None   # index into theta, or None for a fixed gate
 
 
+def _check_slot(s, n):
+    """ValueError naming the slot if its qubits, controls or parameter are not a gate on
+    ``n`` qubits (a stray qubit index would otherwise wrap around in numpy's indexing)."""
+    qubits = (*s.locs, *s.ctrl_locs)
+    if not s.locs or any(not isinstance(q, (int, np.integer)) or not 0 <= q < n
+                         for q in qubits):
+        raise ValueError(f"slot {s}: qubits must be integers in [0, {n})")
+    if len(set(qubits)) != len(qubits):
+        raise ValueError(f"slot {s}: a qubit appears twice among its targets and controls")
+    if s.ctrl_vals and (len(s.ctrl_vals) != len(s.ctrl_locs)
+                        or any(v not in (0, 1) for v in s.ctrl_vals)):
+        raise ValueError(f"slot {s}: ctrl_vals must be one 0 or 1 per control")
+    if s.param is None:
+        return
+    if not isinstance(s.param, (int, np.integer)) or s.param < 0:
+        raise ValueError(f"slot {s}: param must be a non-negative integer or None")
+    if s.name not in GENERATORS:
+        raise ValueError(f"slot {s}: gate {s.name!r} has no angle; parameterised "
+                         f"gates are {sorted(GENERATORS)}")
+
+
 class Problem:
     """A parameterised circuit on ``n`` qubits and a Pauli-sum observable.
 
@@ -42,12 +63,12 @@ class Problem:
     def __init__(self, n, slots, observable, theta0, name="circuit"):
         self.n, self.name = int(n), name
         self.slots = tuple(Slot(*s) for s in slots)
+        if self.n < 1:
+            raise ValueError(f"a problem needs n >= 1 qubits, got {n!r}")
         params = [s.param for s in self.slots if s.param is not None]
         self.n_params = max(params) + 1 if params else 0
         for s in self.slots:
-            if s.param is not None and s.name not in GENERATORS:
-                raise ValueError(f"slot {s}: gate {s.name!r} has no angle; parameterised "
-                                 f"gates are {sorted(GENERATORS)}")
+            _check_slot(s, self.n)
         observable = list(observable)
         self.compiled = pauli.compile_observable(observable, self.n)  # checks it first
         self.observable = [(float(c), dict(t)) for c, t in observable]

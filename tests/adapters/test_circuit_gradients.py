@@ -7,6 +7,7 @@ import pytest
 
 import adapters
 from kernels import variational
+from kernels.variational import Problem, Slot
 
 LABELS = sorted(adapters.circuit_gradients())
 
@@ -44,6 +45,37 @@ def test_gradient_and_energy_agree_with_ours(label, problem, reference):
         assert got.shape == theta.shape
         np.testing.assert_allclose(got, want, atol=1e-8, rtol=0, err_msg=label)
         assert abs(float(energy(theta.copy())) - e) < 1e-10, label
+
+
+def _asymmetric():
+    """The QCBM at n = 5 with a controlled rotation (on |0> and on |1>), a phase gate and an
+    observable with Y terms and a different weight on every qubit. The Ising ring is
+    invariant under reversing the qubits and, being real, under negating every angle, so
+    an adapter that numbered its wires backwards or flipped a rotation's sign would pass
+    the QCBM above; here it cannot."""
+    qcbm = variational.qcbm_energy(5, 3, np.random.default_rng(5))
+    p = qcbm.n_params
+    slots = list(qcbm.slots) + [Slot("Ry", (3,), (0,), (0,), p), Slot("phase", (1,), (), (), p + 1),
+                                Slot("Rx", (4,), (2,), (1,), p + 2), Slot("Ry", (0,), (), (), p + 3)]
+    observable = [(0.3 + 0.2 * q, {q: "Z"}) for q in range(5)]
+    observable += [(0.7, {0: "Y", 1: "X"}), (-0.4, {2: "Y", 4: "Z"}), (0.25, {3: "X"})]
+    theta0 = np.random.default_rng(55).uniform(-np.pi, np.pi, p + 4)
+    return Problem(5, slots, observable, theta0, name="asymmetric")
+
+
+@pytest.mark.parametrize("label", LABELS)
+def test_wires_and_signs_are_ours(label):
+    module, method = _entry(label)
+    problem = _asymmetric()
+    try:
+        grad = module.prepare_gradient(problem, method)
+    except NotImplementedError as exc:  # an adapter may name a gate it cannot take
+        pytest.skip(f"{label}: {exc}")
+    want = variational.GRADIENTS["adjoint"](problem, problem.theta0)
+    np.testing.assert_allclose(grad(problem.theta0.copy()), want, atol=1e-8, rtol=0,
+                               err_msg=label)
+    energy = module.prepare_energy(problem, method)
+    assert abs(float(energy(problem.theta0.copy())) - problem.energy(problem.theta0)) < 1e-10
 
 
 @pytest.mark.parametrize("label", [lbl for lbl in LABELS if ":" not in lbl])

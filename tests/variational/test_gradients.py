@@ -144,6 +144,23 @@ def test_a_fixed_gate_cannot_hold_a_parameter():
         Problem(2, [Slot("H", (0,), (), (), 0)], [(1.0, {0: "Z"})], [0.1])
 
 
+@pytest.mark.parametrize("slot, message", [
+    (Slot("Rx", (-1,), (), (), 0), r"qubits must be integers in \[0, 2\)"),
+    (Slot("Rx", (2,), (), (), 0), r"qubits must be integers in \[0, 2\)"),
+    (Slot("Rx", (0.0,), (), (), 0), "qubits must be integers"),
+    (Slot("Rx", (), (), (), 0), "qubits must be integers"),
+    (Slot("Rx", (0,), (0,), (), 0), "appears twice"),
+    (Slot("Rx", (0,), (1,), (2,), 0), "ctrl_vals"),
+    (Slot("Rx", (0,), (1,), (1, 0), 0), "ctrl_vals"),
+    (Slot("Rx", (0,), (), (), -1), "non-negative integer"),
+    (Slot("Rx", (0,), (), (), 0.0), "non-negative integer"),
+])
+def test_a_slot_off_the_register_is_named(slot, message):
+    """Without the check, qubit -1 would index the last bit and give a wrong energy."""
+    with pytest.raises(ValueError, match=message):
+        Problem(2, [slot], [(1.0, {0: "Z"})], [0.1])
+
+
 @pytest.mark.parametrize("n, depth", [(1, 9), (2.5, 9), (3, 0)])
 def test_qcbm_sizes_are_checked(n, depth):
     with pytest.raises(ValueError, match="n >= 2|depth"):
