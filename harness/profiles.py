@@ -67,8 +67,11 @@ PROFILES = {
         "complex64_qubits": [12, 16, 20, 22, 24],
         "complex64_circuit_qubits": [12, 16, 20],
         "variational_qubits": list(range(4, 21, 2)),
+        # torch and jax-jit keep every intermediate state: 17.6 and 11 GB at n = 20 on a
+        # 24 GiB machine; qiskit-aer's reverse gradient takes 49 s per call there
         "variational_max_qubits": {"forward": 10, "param_shift": 14, "finite": 12,
-                                   "reverse": 18, "source": 18},
+                                   "reverse": 18, "source": 18, "torch": 18, "jax-jit": 18,
+                                   "qiskit-aer": 16},
         "ad_sizes": {},
         "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
                            "trmul": [30], "mps": [30]},
@@ -84,7 +87,8 @@ PROFILES = {
         "complex64_circuit_qubits": [12, 20],
         "variational_qubits": [14, 20],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8,
-                                   "reverse": 8, "source": 8},
+                                   "reverse": 8, "source": 8, "torch": 14, "jax-jit": 14,
+                                   "qiskit-aer": 14},
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {},
         "ad_max_seconds": 0.4,

@@ -4,8 +4,9 @@ like for like: numba's thread pool, OpenMP (qulacs), and the BLAS behind numpy."
 import os
 
 #: Environment variables read by the native libraries when they load; set before they load.
+# RAYON_NUM_THREADS: qiskit's Rust core (transpiler, sparse Pauli operators) runs on rayon
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
+               "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "RAYON_NUM_THREADS")
 
 _limits = None
 

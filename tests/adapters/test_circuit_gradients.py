@@ -55,8 +55,9 @@ def _asymmetric():
     the QCBM above; here it cannot."""
     qcbm = variational.qcbm_energy(5, 3, np.random.default_rng(5))
     p = qcbm.n_params
-    slots = list(qcbm.slots) + [Slot("Ry", (3,), (0,), (0,), p), Slot("phase", (1,), (), (), p + 1),
-                                Slot("Rx", (4,), (2,), (1,), p + 2), Slot("Ry", (0,), (), (), p + 3)]
+    slots = list(qcbm.slots) + [
+        Slot("Ry", (3,), (0,), (0,), p), Slot("phase", (1,), (), (), p + 1),
+        Slot("Rx", (4,), (2,), (1,), p + 2), Slot("Ry", (0,), (), (), p + 3)]
     observable = [(0.3 + 0.2 * q, {q: "Z"}) for q in range(5)]
     observable += [(0.7, {0: "Y", 1: "X"}), (-0.4, {2: "Y", 4: "Z"}), (0.25, {3: "X"})]
     theta0 = np.random.default_rng(55).uniform(-np.pi, np.pi, p + 4)
