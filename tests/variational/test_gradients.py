@@ -167,16 +167,36 @@ def test_qcbm_sizes_are_checked(n, depth):
         variational.qcbm_energy(n, depth)
 
 
-def test_a_long_run_of_rotations_on_one_qubit_is_split_and_exact():
-    """Seven rotations in a row on qubit 1 (fused into passes of at most MAX_RUN), then a
-    controlled one on the same qubit, which cannot join the run."""
+def test_runs_of_rotations_are_fused_and_exact():
+    """The adjoint sweep's runs: seven rotations in a row on qubit 1 (one pass), two
+    rotations controlled by qubit 0 on |0> (one pass, the derivative on that subspace
+    only), one controlled on |1> (its own), a run of diagonal ones sharing an angle, and
+    a lone rotation after a fixed gate."""
     names = ["Rx", "Ry", "Rz", "phase", "Rx", "Rz", "Ry"]
     slots = [Slot("H", (q,)) for q in range(3)]
     slots += [Slot(name, (1,), (), (), k) for k, name in enumerate(names)]
-    slots += [Slot("Ry", (1,), (0,), (0,), 7), Slot("Rx", (1,), (), (), 8)]
-    problem = Problem(3, slots, [(0.7, {1: "X", 2: "Y"}), (-1.3, {1: "Z"})],
-                      np.random.default_rng(5).uniform(-3, 3, 9))
-    assert len(names) > variational.adjoint._sweep.MAX_RUN
+    slots += [Slot("Ry", (1,), (0,), (0,), 7), Slot("Rx", (1,), (0,), (0,), 8),
+              Slot("Rz", (1,), (0,), (1,), 9), Slot("Rz", (2,), (), (), 10),
+              Slot("phase", (2,), (), (), 10), Slot("Rz", (2,), (), (), 2),
+              Slot("X", (0,), (2,)), Slot("Rx", (1,), (), (), 11)]
+    problem = Problem(3, slots, [(0.7, {1: "X", 2: "Y"}), (-1.3, {1: "Z"}), (0.4, {0: "Y"})],
+                      np.random.default_rng(5).uniform(-3, 3, 12))
+    plan = variational.adjoint._plan(problem.slots, problem.n)
+    runs = [step.stop - step.start for step in plan.steps
+            if isinstance(step, variational.adjoint._Run)]
+    assert runs == [7, 2, 1, 3, 1]
     _, want = oracle(problem, problem.theta0)
     np.testing.assert_allclose(variational.GRADIENTS["adjoint"](problem, problem.theta0),
                                want, atol=1e-12, rtol=0)
+
+
+def test_the_adjoint_rotation_matrices_are_the_circuits():
+    """adjoint builds every rotation's matrix at once from its generator; they must be
+    kernels.statevector.circuits' gates, angle for angle."""
+    adjoint = variational.adjoint
+    angles = np.random.default_rng(3).uniform(-7, 7, 40)
+    names = ["Rx", "Ry", "Rz", "phase"] * 10
+    kinds = np.array([adjoint._KINDS.index(variational.GENERATORS[g]) for g in names])
+    got = adjoint._matrices(kinds, angles)
+    for name, t, m in zip(names, angles, got):
+        np.testing.assert_allclose(m, circuits.gate(name, 0, theta=t).matrix, atol=1e-15)
