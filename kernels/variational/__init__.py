@@ -7,7 +7,7 @@ variational circuit differentiated by every method, on the simulator kernels.
 See DESIGN.md, "Contract: variational circuits".
 """
 
-from . import adjoint, differences, traced
+from . import adjoint, differences, fused, traced  # noqa: F401 (fused: the circuit as run)
 from .problem import GENERATORS, KERNEL, Problem, Slot, qcbm_energy, tfim_ring  # noqa: F401
 
 #: name -> gradient(problem, theta); the analytic and engine methods first, the

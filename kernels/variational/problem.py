@@ -11,16 +11,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..statevector import KERNELS, circuits, states
-from . import pauli
+from ..statevector import circuits, states
+from . import fused, pauli
+from .fused import GENERATORS  # the parameterised gates and their generators
 
 #: The kernel the energy (and every method built on it) runs: the fastest one-thread CPU
 #: kernel (stride: structure-specialised 2x2 paths, named CNOT and diagonal updates).
 KERNEL = "stride"
-
-#: Gates whose angle is a parameter, and the generator G of U(t) = exp(-i t G / 2) (phase
-#: is exp(i t |1><1|): the projector, written "P1").
-GENERATORS = {"Rx": "X", "Ry": "Y", "Rz": "Z", "phase": "P1"}
 
 
 class Slot(NamedTuple):
@@ -96,9 +93,11 @@ class Problem:
                 for s in self.slots]
 
     def state(self, theta, dtype=np.complex128):
-        """psi(theta) = U(theta)|0...0> with :data:`KERNEL`."""
-        return circuits.run(KERNELS[KERNEL], states.zero_state(self.n, dtype),
-                            self.circuit(theta))
+        """psi(theta) = U(theta)|0...0> with :data:`KERNEL`, fixed gates prepared and each
+        run of rotations on one qubit applied as one 2x2 (:mod:`fused`)."""
+        plan = fused.plan(self.slots, self.n, KERNEL, np.dtype(dtype).name)
+        theta = self.check(theta)
+        return fused.run(plan, fused.rotations(plan, theta), states.zero_state(self.n, dtype))
 
     def energy(self, theta):
         """<psi(theta)| H |psi(theta)>."""

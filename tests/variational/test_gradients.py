@@ -45,6 +45,22 @@ def oracle(problem, theta):
     return float(np.real(bra @ psi)), grad
 
 
+@settings(max_examples=40, deadline=None)
+@given(problem=st.deferred(lambda: problems()))
+def test_the_fused_state_is_the_circuits(problem):
+    """problem.state runs prepared fixed gates and each run of rotations as one 2x2; it
+    must be the gate-by-gate product of dense operators, in both precisions."""
+    n = problem.n
+    psi = np.zeros(1 << n, dtype=complex)
+    psi[0] = 1
+    for i in problem.circuit(problem.theta0):
+        psi = naive.dense_operator(n, i.matrix, i.locs, i.ctrl_locs, i.ctrl_vals) @ psi
+    np.testing.assert_allclose(problem.state(problem.theta0), psi, atol=1e-12, rtol=0)
+    single = problem.state(problem.theta0, np.complex64)
+    assert single.dtype == np.complex64
+    np.testing.assert_allclose(single, psi, atol=2e-5, rtol=0)
+
+
 @st.composite
 def problems(draw):
     n = draw(st.integers(2, 4))
@@ -181,22 +197,22 @@ def test_runs_of_rotations_are_fused_and_exact():
               Slot("X", (0,), (2,)), Slot("Rx", (1,), (), (), 11)]
     problem = Problem(3, slots, [(0.7, {1: "X", 2: "Y"}), (-1.3, {1: "Z"}), (0.4, {0: "Y"})],
                       np.random.default_rng(5).uniform(-3, 3, 12))
-    plan = variational.adjoint._plan(problem.slots, problem.n)
+    plan = variational.fused.plan(problem.slots, problem.n, variational.KERNEL)
     runs = [step.stop - step.start for step in plan.steps
-            if isinstance(step, variational.adjoint._Run)]
+            if isinstance(step, variational.fused.Run)]
     assert runs == [7, 2, 1, 3, 1]
     _, want = oracle(problem, problem.theta0)
     np.testing.assert_allclose(variational.GRADIENTS["adjoint"](problem, problem.theta0),
                                want, atol=1e-12, rtol=0)
 
 
-def test_the_adjoint_rotation_matrices_are_the_circuits():
-    """adjoint builds every rotation's matrix at once from its generator; they must be
+def test_the_fused_rotation_matrices_are_the_circuits():
+    """fused builds every rotation's matrix at once from its generator; they must be
     kernels.statevector.circuits' gates, angle for angle."""
-    adjoint = variational.adjoint
-    angles = np.random.default_rng(3).uniform(-7, 7, 40)
     names = ["Rx", "Ry", "Rz", "phase"] * 10
-    kinds = np.array([adjoint._KINDS.index(variational.GENERATORS[g]) for g in names])
-    got = adjoint._matrices(kinds, angles)
+    slots = [Slot(name, (k % 3,), (), (), k) for k, name in enumerate(names)]
+    plan = variational.fused.plan(tuple(Slot(*s) for s in slots), 3, variational.KERNEL)
+    angles = np.random.default_rng(3).uniform(-7, 7, len(names))
+    got = variational.fused.rotations(plan, angles)
     for name, t, m in zip(names, angles, got):
         np.testing.assert_allclose(m, circuits.gate(name, 0, theta=t).matrix, atol=1e-15)
