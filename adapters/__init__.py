@@ -29,6 +29,7 @@ ADAPTERS = {
     "mindquantum_sim": "simulator",
     "qibojit_sim": "simulator",
     "projectq_sim": "simulator",
+    "quest_sim": "simulator",
     "torch_ad": "ad",
     "autograd_ad": "ad",
     "jax_ad": "ad",

@@ -57,6 +57,11 @@ EXPECTED = {
     "projectq_sim": (lambda m, i: _class(_first(m.gate(i))),
                      {"X": "XGate", "H": "HGate", "T": "TGate", "Rx": "Rx", "CNOT": "XGate",
                       "Toffoli": "XGate", "CPhase": "R", "dense": "MatrixGate"}),
+    # a pyquest Circuit of operator objects, each one QuEST call (controlledNot,
+    # multiControlledMultiQubitNot, controlledPhaseShift, twoQubitUnitary)
+    "quest_sim": (lambda m, i: _class(next(iter(m.gate(i)))),
+                  {"X": "X", "H": "H", "T": "T", "Rx": "Rx", "CNOT": "X", "Toffoli": "X",
+                   "CPhase": "Phase", "dense": "U"}),
 }
 
 
@@ -117,7 +122,7 @@ def test_projectq_says_which_simulator_it_runs():
 
 TOOLS = {"cirq_sim": "cirq", "qsim_sim": "qsimcirq", "qiskit_aer_sim": "qiskit_aer",
          "lightning_sim": "pennylane_lightning", "mindquantum_sim": "mindquantum",
-         "qibojit_sim": "qibojit", "projectq_sim": "projectq"}
+         "qibojit_sim": "qibojit", "projectq_sim": "projectq", "quest_sim": "pyquest"}
 
 
 @pytest.mark.parametrize("adapter", sorted(TOOLS))
