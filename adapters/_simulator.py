@@ -2,6 +2,7 @@
 state handed in, an instruction's controls in one form, and the kernel signature
 (``apply``) built from the adapter's own from_numpy / gate / run / to_numpy."""
 
+import ctypes
 import sys
 
 import numpy as np
@@ -63,6 +64,34 @@ class ThreadCount:
         if n < 1:
             raise ValueError(f"n must be at least 1 thread, got {n}")
         self.count = n
+
+
+class OpenMPThreads:
+    """The thread count of a tool whose kernels are plain ``#pragma omp parallel`` loops
+    with no option of their own: ``threads()`` and ``set_threads(n)`` call the OpenMP
+    runtime that the extension at ``library()`` (a path, looked up when first needed) links
+    with, through its handle. omp_set_num_threads applies from the next parallel loop on,
+    and OpenMP keeps it per calling thread: set it from the thread that runs the gates."""
+
+    def __init__(self, require, library, reason):
+        self.require, self.library, self.reason = require, library, reason
+
+    def _omp(self, name):
+        self.require()
+        try:
+            return getattr(ctypes.CDLL(self.library()), name)
+        except (OSError, AttributeError):
+            raise RuntimeError(f"{self.reason}: no OpenMP runtime to set threads with") \
+                from None
+
+    def threads(self):
+        return int(self._omp("omp_get_max_threads")())
+
+    def set_threads(self, n):
+        n = int(n)
+        if n < 1:
+            raise ValueError(f"n must be at least 1 thread, got {n}")
+        self._omp("omp_set_num_threads")(n)
 
 
 def precision_of(vec, name, precisions):

@@ -26,7 +26,6 @@ per gate (Command objects, ``_handle``'s type checks, rebuilding rotation matric
 """
 
 import atexit
-import ctypes
 import weakref
 
 import numpy as np
@@ -60,24 +59,14 @@ _require, version, sync = _simulator.basics(NAME, projectq, AVAILABLE, REASON)
 
 
 # Threads: the C++ kernels are plain `#pragma omp parallel` loops (and ProjectQ has no
-# thread option), so omp_set_num_threads applies from the next gate on; measured: H on
-# each of 22 qubits, cpu/wall 1.0 at one thread, 2.0 (1.9x faster) at two. It is looked up through
-# _cppsim's handle, which finds the OpenMP runtime _cppsim is linked with (the system
-# libgomp, shared with any other tool linking it). OpenMP keeps the count per calling
-# thread: set it from the thread that runs the gates. The Python fallback has none.
+# thread option); measured: H on each of 22 qubits, cpu/wall 1.0 at one thread, 2.0 (1.9x
+# faster) at two. The runtime is found through _cppsim's handle: the OpenMP runtime
+# _cppsim links (the system libgomp, shared with any other tool linking it). The Python
+# fallback has none.
 if _KIND == "C++ simulator":
-    def _omp(name):
-        _require()
-        return getattr(ctypes.CDLL(projectq.backends._sim._cppsim.__file__), name)
-
-    def threads():
-        return int(_omp("omp_get_max_threads")())
-
-    def set_threads(n):
-        n = int(n)
-        if n < 1:
-            raise ValueError(f"n must be at least 1 thread, got {n}")
-        _omp("omp_set_num_threads")(n)
+    _threads = _simulator.OpenMPThreads(
+        _require, lambda: projectq.backends._sim._cppsim.__file__, REASON)
+    threads, set_threads = _threads.threads, _threads.set_threads
 
 
 class _State:

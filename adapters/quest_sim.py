@@ -16,7 +16,6 @@ diag(1, e^{i t}). The precision is QuEST's compile-time ``qreal`` (double by def
 PRECISIONS follows ``pyquest.precision``: one precision per build.
 """
 
-import ctypes
 import importlib.metadata
 
 import numpy as np
@@ -80,29 +79,11 @@ def version():
 # --- threads -----------------------------------------------------------------------------
 #
 # QuEST's CPU kernels are plain `#pragma omp parallel` loops with no thread count of their
-# own (pyquest.num_threads is only what OpenMP said at import), so omp_set_num_threads
-# applies from the next gate on. It is looked up through pyquest.core's handle, which
-# finds the OpenMP runtime libQuEST.so is linked with (the system libgomp, shared with
-# any other tool linking it). OpenMP keeps the count per calling thread: set it from the
-# thread that runs the gates.
-
-def _omp(name):
-    _require()
-    try:
-        return getattr(ctypes.CDLL(pyquest.core.__file__), name)
-    except (OSError, AttributeError):
-        raise RuntimeError(f"{REASON}: no OpenMP runtime to set threads with") from None
-
-
-def threads():
-    return int(_omp("omp_get_max_threads")())
-
-
-def set_threads(n):
-    n = int(n)
-    if n < 1:
-        raise ValueError(f"n must be at least 1 thread, got {n}")
-    _omp("omp_set_num_threads")(n)
+# own (pyquest.num_threads is only what OpenMP said at import). The runtime is found
+# through pyquest.core's handle: the OpenMP runtime libQuEST.so links (the system libgomp,
+# shared with any other tool linking it).
+_threads = _simulator.OpenMPThreads(_require, lambda: pyquest.core.__file__, REASON)
+threads, set_threads = _threads.threads, _threads.set_threads
 
 
 # --- states ------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ are held to."""
 
 import numpy as np
 
-from harness import ids, results
+from harness import ids, markdown, results
 from harness.ad.backends import input_size
 from harness.timing import format_seconds
 from kernels.ad import ENGINES
@@ -21,21 +21,9 @@ def _by_case(data):
     return out
 
 
-def _columns(rows):
-    cols = []
-    for row in rows.values():
-        cols += [b for b in row if b not in cols]
-    return cols
-
-
 def _matrix(rows, cell):
     """A problem x backend Markdown table; ``cell(row, backend)`` formats one entry."""
-    cols = _columns(rows)
-    lines = ["| problem | n | " + " | ".join(cols) + " |", "|---" * (2 + len(cols)) + "|"]
-    for (problem, n), row in rows.items():
-        lines.append(f"| {problem} | {n} | "
-                     + " | ".join(cell(row, b) if b in row else "-" for b in cols) + " |")
-    return "\n".join(lines)
+    return markdown.matrix(rows, cell, ("problem", "n"))
 
 
 def ad_gradients(res):
@@ -121,7 +109,7 @@ def ad_speedups(res):
     """The ForwardDiff seed's speed-up table: each peer's minimum gradient time over each of
     our engines' (above 1: the engine is faster), per problem and size."""
     rows = _by_case(results.table(res, ids.AD_GRADIENT))
-    cols = _columns(rows)
+    cols = markdown.columns(rows)
     engines = [b for b in cols if b in ENGINES]
     peers = [b for b in cols if b not in ENGINES and b != "manual"]
     lines = ["| problem | n | engine | " + " | ".join(f"vs {p}" for p in peers) + " |",

@@ -2,7 +2,7 @@
 the gradient/energy ratio with its references, peak memory, energies, and the issue's
 targets for the adjoint method."""
 
-from harness import ids, results
+from harness import ids, markdown, results
 from harness.timing import format_seconds
 
 #: Published gradient/energy ratios the measured ones are read against.
@@ -24,14 +24,7 @@ def _rows(data):
 
 
 def _matrix(rows, cell):
-    cols = []
-    for row in rows.values():
-        cols += [b for b in row if b not in cols]
-    lines = ["| n | " + " | ".join(cols) + " |", "|---" * (1 + len(cols)) + "|"]
-    for n, row in rows.items():
-        lines.append(f"| {n} | " + " | ".join(cell(row, b) if b in row else "-"
-                                            for b in cols) + " |")
-    return "\n".join(lines)
+    return markdown.matrix(rows, cell, ("n",))
 
 
 def gradients(res):
