@@ -108,12 +108,16 @@ def validate_ad(sizes=None, names=None):
 
 def validate_variational(qubits=(4, 6), names=None):
     """Every circuit-gradient backend (or ``names``) on the QCBM energy at ``qubits``,
-    against the parameter-shift rule; returns the number wrong."""
+    against the parameter-shift rule: each cell is the largest relative error of a
+    gradient within its tolerance; returns the number wrong."""
     from harness.variational import backends as var_backends
     from harness.variational import validate as var_validate
     from kernels import variational
     names = names or var_backends.names()
     width = max(map(len, names)) + 1
+    print("circuit gradients: largest error relative to the parameter-shift rule's "
+          f"(allowed {var_validate.DEFAULT_TOLERANCE:g}, finite differences "
+          f"{var_validate.TOLERANCE['finite']:g})")
     print(f"{'circuit':<8} {'n':>3}  " + " ".join(f"{b:>{width}}" for b in names))
     wrong = 0
     reasons = {}
@@ -122,9 +126,9 @@ def validate_variational(qubits=(4, 6), names=None):
         row = []
         for b in names:
             try:
-                var_validate.check(var_backends.prepare(b, problem, problem.theta0),
-                                   problem, problem.theta0, what=f"QCBM n={n}")
-                row.append("ok")
+                err = var_validate.check(var_backends.prepare(b, problem, problem.theta0),
+                                         problem, problem.theta0, what=f"QCBM n={n}")
+                row.append(f"{err:.1e}")
             except ValidationError as exc:
                 row.append("WRONG")
                 reasons[b, "QCBM", n] = str(exc)

@@ -84,3 +84,5 @@ def test_validate_counts_a_wrong_method(monkeypatch, capsys):
     wrong = harness_validate.validate_variational((4,), names=["adjoint", "broken"])
     out = capsys.readouterr().out
     assert wrong == 1 and "WRONG" in out and "broken QCBM 4: broken QCBM n=4: gradient off" in out
+    adjoint_cell = out.split("QCBM", 2)[1].split()[1]  # the row's first cell: adjoint's error
+    assert float(adjoint_cell) < 1e-12
