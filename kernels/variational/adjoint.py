@@ -15,7 +15,7 @@ stored per gate.
 import numpy as np
 
 from ..statevector import states
-from . import _sweep, fused, pauli
+from . import _sweep, fused
 from .problem import KERNEL
 
 
@@ -31,7 +31,7 @@ def gradient(problem, theta):
     psi = both[:half]
     psi[0] = 1
     fused.run(plan, rotations, psi)
-    pauli.apply_observable(psi, problem.compiled, out=both[half:])
+    problem.measure.apply(psi, out=both[half:])
     accs = np.empty(len(plan.params), dtype=np.complex128)
     for step in reversed(plan.steps):
         if isinstance(step, fused.Fixed):  # undone on psi and lambda by one kernel call

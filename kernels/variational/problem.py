@@ -7,6 +7,7 @@ whose angle is ``theta[param]`` (``param`` None for a fixed gate such as CNOT). 
 slots may share a parameter; the gradient is then the sum over them.
 """
 
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -99,9 +100,15 @@ class Problem:
         theta = self.check(theta)
         return fused.run(plan, fused.rotations(plan, theta), states.zero_state(self.n, dtype))
 
+    @cached_property
+    def measure(self):
+        """The observable prepared for repeated use on states (:class:`pauli.Observable`:
+        its diagonal terms summed once, on first use)."""
+        return pauli.Observable(self.compiled, self.n)
+
     def energy(self, theta):
         """<psi(theta)| H |psi(theta)>."""
-        return pauli.expectation(self.state(theta), self.compiled)
+        return self.measure.expectation(self.state(theta))
 
     def hamiltonian(self):
         """The observable as a dense 2**n x 2**n matrix (small n only: a test oracle)."""
