@@ -29,9 +29,10 @@ def report(qubits, locs=(0, 5)):
             if loc >= n:
                 continue
             g = check_gate(state, gates.H, (loc,))
-            (serial, args), (parallel, _) = (stride.plan(g, state.dtype, p) for p in (False, True))
-            ts = best_time(lambda serial=serial, args=args, state=state: serial(state, *args))
-            tp = best_time(lambda parallel=parallel, args=args, state=state: parallel(state, *args))
+            (serial, s_args), (parallel, p_args) = (stride.plan(g, state.dtype, p)
+                                                    for p in (False, True))
+            ts = best_time(lambda f=serial, a=s_args, state=state: f(state, *a))
+            tp = best_time(lambda f=parallel, a=p_args, state=state: f(state, *a))
             ratio.append((ts, tp))
         ts = min(r[0] for r in ratio)
         tp = min(r[1] for r in ratio)

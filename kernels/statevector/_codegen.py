@@ -2,10 +2,10 @@
 
 Every numba kernel is written once, as a template, and generated twice: a serial version
 (``range``) and a parallel one (``prange``, compiled with ``parallel=True``); the unrolled
-2x2/4x4/8x8 products and the stride loop's unrolled inner loops are generated too, never
-pasted. Generated source is written to a real file before it is imported, because numba
-can only cache (``cache=True``) functions that live in a file; that keeps the JIT cost to
-the first run on a machine.
+2x2/4x4/8x8 products are generated too, never pasted; the stride loop's pair updates are
+packed-SIMD intrinsics (:mod:`simd`). Generated source is written to a real file before
+it is imported, because numba can only cache (``cache=True``) functions that live in a
+file; that keeps the JIT cost to the first run on a machine.
 """
 
 import hashlib
@@ -15,6 +15,8 @@ import sys
 import tempfile
 import textwrap
 from pathlib import Path
+
+from . import simd
 
 #: Amplitude blocks handed to one parallel task; large enough that scheduling is cheap.
 CHUNK = 1024
@@ -134,92 +136,72 @@ def _subspace(name, prologue, chunk_prologue, body):
 
 # --- the single-qubit stride loop (kernel `stride`) -----------------------------------
 #
-# Amplitude pairs (i, i + s), s = 2**loc, come in blocks of s consecutive i every 2s.
-# The inner loop over a block is unrolled UNROLL = min(s, 8) times (generated once per
-# factor), so strides 1, 2 and 4 have no inner loop at all. The pair update depends on
-# the matrix's structure; a controlled variant tests each pair against the control mask
-# (the seed's ismatch), split in two: controls above the target once per block, those
-# below it per pair.
+# Amplitude pairs (i, i + s), s = 2**t for target t, updated by the packed-SIMD
+# intrinsics of `simd` in one of two shapes, one template for both:
 #
-# The stride s arrives as a run-time argument on purpose. When LLVM can see that it is a
-# small constant (as it can inside `if s == 4:`), it vectorises the block loop with
-# gathers and scatters, which made the loop ten times slower than scalar code on the
-# project machine (AMD EPYC, AVX-512): 4.0 ms against 0.3 ms for T at 20 qubits.
-
-PAIR_UPDATES = {
-    # any 2x2
-    "dense": ["x = st[i]", "y = st[i + s]",
-              "st[i] = u00 * x + u01 * y", "st[i + s] = u10 * x + u11 * y"],
-    # c * [[1, 1], [1, -1]]: H, two additions and two scalings
-    "hadamard": ["x = st[i]", "y = st[i + s]",
-                 "st[i] = u00 * (x + y)", "st[i + s] = u00 * (x - y)"],
-    # diag(u00, u11): Z, Rz
-    "diag": ["st[i] *= u00", "st[i + s] *= u11"],
-    # diag(1, u11): T, S, phase only touch the |1> half
-    "phase": ["st[i + s] *= u11"],
-    # [[0, u01], [u10, 0]]: Y
-    "antidiag": ["x = st[i]", "st[i] = u01 * st[i + s]", "st[i + s] = u10 * x"],
-    # X: a plain swap
-    "swap": ["x = st[i]", "st[i] = st[i + s]", "st[i + s] = x"],
-}
-
-#: Inner-loop unroll factors; a stride s uses min(s, 8).
-UNROLLS = (1, 2, 4, 8)
+# * blocks (`simd.BLOCKS`): with no control below the target, the amplitudes whose
+#   control bits match come in stretches of 2**L (L the lowest control, n without
+#   controls) that are whole blocks of 2s, updated as the uncontrolled gate on them: the
+#   whole state in one call for an uncontrolled gate;
+# * pairs (`simd.RUNS`): with a control below the target, the matching pairs come in runs
+#   of 2**m consecutive i (m the lowest control), each updated as a run of pairs.
+#
+# A stretch or run starts where zero bits are opened at the controls (and the target, for
+# runs) in r * 2**L (the subspace loop's masks) and the control values are added, so a
+# controlled gate only visits the amplitudes it changes, as qulacs's loops do. A task is
+# a stretch or run, or a chunk of 2**lchunk of one: the parallel loops split long ones so
+# that every thread gets work.
 
 STRIDE = """\
-def {NAME}(st, u00, u01, u10, u11, s, clo, vlo, chi, vhi):
-    nblk = st.shape[0] // (2 * s)
-    if nblk >= MIN_BLOCKS:
-        for blk in prange(nblk):
-            j = 2 * s * blk
-{block_test_outer}
-            for ju in range(j, j + s, {U}):
-{outer}
-    else:
-        # few large blocks (a high target qubit): share out the inside of each block
-        for blk in range(nblk):
-            j = 2 * s * blk
-{block_test_inner}
-            for c in prange(s // {U}):
-                ju = j + {U} * c
-{inner}
+def {NAME}(st, u00, u01, u10, u11, s, lrun, lchunk, masks, lens, base_off, ntasks):
+    lper = lrun - lchunk
+    pmask = (1 << lper) - 1
+    for t in prange(ntasks):
+        w = np.int64(t)  # the parallel loop's index is unsigned, and uint64 & int64 is float
+        b = (w >> lper) << lrun
+        for g in range(len(masks)):  # a tuple: LLVM unrolls the moves
+            m = masks[g]
+            b = ((b & ~m) << lens[g]) | (b & m)
+        {CALL}(st, b + base_off + ((w & pmask) << lchunk), 1 << lchunk, s, u00, u01, u10, u11)
 """
 
-#: Below this many blocks the parallel stride loop splits inside blocks instead.
-MIN_BLOCKS = 64
+#: The two shapes: loop name prefix -> the table of `simd` intrinsics it calls.
+STRIDE_SHAPES = {"pairs": "RUNS", "blocks": "BLOCKS"}
+
+#: Short stretches (a controlled gate on low qubits: CNOT 2 -> 1 updates stretches of 4
+#: amplitudes) get loops with the stretch length and the stride written in as constants,
+#: for every target t < l <= SHORT_LOG: LLVM then drops the intrinsic's branches on them,
+#: which cost more than the update itself on a stretch of one vector (CNOT 2 -> 1 at
+#: n = 20: 1.07 ms with them, against qulacs's 0.79 ms).
+SHORT_LOG = 4
+SHORT = [(t, lg) for lg in range(1, SHORT_LOG + 1) for t in range(lg)]
 
 
-def _pairs(update, count, controlled, level):
-    lines = []
-    for t in range(count):
-        lines.append(f"i = ju + {t}" if t else "i = ju")
-        if controlled:  # controls below the target differ from pair to pair
-            lines.append("if (i & clo) == vlo:")
-            lines.extend("    " + u for u in update)
-        else:
-            lines.extend(update)
-    return indent(lines, level)
+def stride_name(path, shape, short=None):
+    return f"stride_{shape}_{path}" + (f"_t{short[0]}_l{short[1]}" if short else "")
 
 
-# Controls above the target are the same for a whole block of 2s amplitudes, so they
-# are tested once per block and a non-matching block is skipped without touching it.
-_BLOCK_TEST = ["if (j & chi) != vhi:", "    continue"]
-
-
-def stride_name(path, controlled, unroll):
-    return f"stride_{path}{'_ctrl' if controlled else ''}_u{unroll}"
-
-
-def stride_source(path, controlled, unroll):
-    update = PAIR_UPDATES[path]
-    body = _pairs(update, unroll, controlled, 4)
-    test = _BLOCK_TEST if controlled else ["pass"]
-    src = STRIDE.format(U=unroll, outer=body, inner=body, NAME="{NAME}",
-                        block_test_outer=indent(test, 3), block_test_inner=indent(test, 3))
-    return serial_and_parallel(stride_name(path, controlled, unroll), src)
+def stride_source(path):
+    """Both shapes' loops for one path, and the short-stretch loops, serial and parallel,
+    after module-level names for the intrinsics they call."""
+    out = []
+    for shape, table in STRIDE_SHAPES.items():
+        call = f"_{shape}_{path}"
+        out.append(f"\n{call} = simd.{table}[{path!r}]\n")
+        out.append(serial_and_parallel(stride_name(path, shape),
+                                       STRIDE.replace("{CALL}", call)))
+    call = f"_blocks_{path}"
+    for t, lg in SHORT:
+        body = STRIDE.replace("{CALL}", call).replace(
+            "1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
+        out.append(serial_and_parallel(stride_name(path, "blocks", (t, lg)), body))
+    return "".join(out)
 
 
 def build(stem, sources):
-    """One module from several generated sources, with the shared constants defined."""
-    consts = f"CHUNK = {CHUNK}\nMIN_BLOCKS = {MIN_BLOCKS}\n"
+    """One module from several generated sources, with the shared constants defined. The
+    digest of `simd` is part of the source (so of the module's file name), because numba's
+    cache does not notice a change in an intrinsic that a cached loop inlined."""
+    consts = (f"CHUNK = {CHUNK}\n"
+              f"from kernels.statevector import simd  # digest {simd.source_digest()}\n")
     return load_module(stem, HEADER + consts + "".join(sources))

@@ -1,29 +1,43 @@
-"""numba: the single-qubit stride loop, specialised on the matrix's structure.
+"""numba: the single-qubit stride loop, specialised on the matrix's structure, its pair
+updates in packed SIMD.
 
 The path is chosen from the 2x2 matrix at call time: a swap for X, an anti-diagonal
 update for Y-like gates, a one-sided multiply for phase-like gates (T, S, phase), a
 diagonal multiply for Z and Rz, sums and differences for H, and the dense update
-otherwise. Matrix entries with no imaginary part are passed as floats, so numba compiles
-real-by-complex products for them (half the multiplications). Controls are tested per
-amplitude pair with a mask (the seed's ismatch), or once per block for controls above
-the target. Gates on more qubits go to
-``unrolled``.
+otherwise. Matrix entries with no imaginary part are passed as floats, so the update
+multiplies by them with one packed product instead of a complex one. The state is
+walked in stretches of whole blocks or in runs of pairs (:mod:`_codegen`'s stride loop): a
+controlled gate only visits the amplitudes whose control bits match, and each stretch or
+run is updated by the path's intrinsic of :mod:`simd` (64-byte vectors of amplitudes).
+Gates on more qubits go to ``unrolled``.
 """
 
-from . import _codegen, unrolled
-from ._plan import numba_kernel, split_control_masks
+from functools import lru_cache
 
-PATHS = tuple(_codegen.PAIR_UPDATES)
+from . import _codegen, simd, unrolled
+from ._plan import numba_kernel
+from .bits import ctrl_offset, group_shift
 
-_VARIANTS = [(p, c, u) for p in PATHS for c in (False, True) for u in _codegen.UNROLLS]
-_generated = _codegen.build("stride", [_codegen.stride_source(*v) for v in _VARIANTS])
+PATHS = simd.PATHS
 
-# (path, controlled, unroll, parallel) -> loop (compiled on first use); a dict lookup
-# keeps the per-call cost low
+_generated = _codegen.build("stride", [_codegen.stride_source(p) for p in PATHS])
+
+# (path, shape, parallel) -> loop (compiled on first use); a dict lookup keeps the per-call
+# cost low
 _LOOPS = {
-    v + (par,): getattr(_generated, f"{_codegen.stride_name(*v)}_{kind}")
-    for v in _VARIANTS for par, kind in ((False, "serial"), (True, "parallel"))
+    (p, shape, par): getattr(_generated, f"{_codegen.stride_name(p, shape)}_{kind}")
+    for p in PATHS for shape in _codegen.STRIDE_SHAPES
+    for par, kind in ((False, "serial"), (True, "parallel"))
 }
+# (path, target, log2 stretch, parallel) -> the blocks loop with both written in
+_SHORT = {
+    (p, t, lg, par): getattr(_generated, f"{_codegen.stride_name(p, 'blocks', (t, lg))}_{kind}")
+    for p in PATHS for t, lg in _codegen.SHORT
+    for par, kind in ((False, "serial"), (True, "parallel"))
+}
+
+#: log2 of the amplitudes one parallel task updates at most (2**12: 64 KiB of complex128).
+LOG_AMPS_PER_TASK = 12
 
 
 def structure(u00, u01, u10, u11):
@@ -41,17 +55,45 @@ def _real_if_real(z):
     return z.real if z.imag == 0 else z
 
 
+@lru_cache(maxsize=4096)
+def layout(n, t, ctrl_locs, ctrl_vals, parallel):
+    """(shape, short, the loop's arguments after the matrix entries) for target ``t``: how
+    the stride loop walks the state, cached because circuits repeat their gates."""
+    low = min(ctrl_locs, default=n)  # the lowest control
+    base_off = ctrl_offset(ctrl_locs, ctrl_vals)
+    if low > t and not (parallel and t + 1 > LOG_AMPS_PER_TASK):
+        # blocks: stretches of 2**low amplitudes, each whole blocks of 2s (a parallel task
+        # holds at least one block, so a high target goes to the pairs shape instead)
+        masks, lens = group_shift(ctrl_locs)
+        lrun = low
+        lchunk = max(t + 1, min(low, LOG_AMPS_PER_TASK)) if parallel else low
+        ntasks = 1 << (n - len(ctrl_locs) - lchunk)
+        shape = "blocks"
+    else:  # pairs: runs of 2**lrun pairs
+        masks, lens = group_shift((t,) + ctrl_locs)
+        lrun = min(low, t)
+        lchunk = min(lrun, LOG_AMPS_PER_TASK - 1) if parallel else lrun
+        ntasks = 1 << (n - 1 - len(ctrl_locs) - lchunk)
+        shape = "pairs"
+    # the bit moves as tuples, so that each count of them compiles to straight-line code;
+    # no move at all is one that moves nothing
+    masks, lens = (tuple(masks), tuple(lens)) if masks else ((0,), (0,))
+    short = (t, lchunk) if shape == "blocks" and (t, lchunk) in _codegen.SHORT else None
+    return shape, short, (1 << t, lrun, lchunk, masks, lens, base_off, ntasks)
+
+
 def plan(g, dtype, parallel=False):
     """(compiled loop, its arguments after the state) for the checked gate ``g``."""
     _, matrix, locs, ctrl_locs, ctrl_vals = g
     if len(locs) != 1:
         return unrolled.plan(g, dtype, parallel)
     (u00, u01), (u10, u11) = matrix.tolist()
-    s = 1 << locs[0]
-    fn = _LOOPS[structure(u00, u01, u10, u11), bool(ctrl_locs), min(s, 8), parallel]
-    # Python complex or float entries; numba casts on store for complex64 states
-    return fn, (_real_if_real(u00), _real_if_real(u01), _real_if_real(u10),
-                _real_if_real(u11), s) + split_control_masks(locs[0], ctrl_locs, ctrl_vals)
+    path = structure(u00, u01, u10, u11)
+    # Python complex or float entries; the intrinsics convert them to the state's precision
+    entries = tuple(_real_if_real(u) for u in (u00, u01, u10, u11))
+    shape, short, args = layout(g.n, locs[0], ctrl_locs, ctrl_vals, parallel)
+    loop = _SHORT[(path,) + short + (parallel,)] if short else _LOOPS[path, shape, parallel]
+    return loop, entries + args
 
 
 apply = numba_kernel("stride", plan)

@@ -20,14 +20,17 @@ PARALLEL_THRESHOLD = 1 << 14
 def plan(g, dtype):
     """(loop, arguments) like the serial kernels' ``plan``; the loop picks the serial or
     parallel version per call, so a later change of numba's thread count is followed."""
-    serial, args = stride.plan(g, dtype, parallel=False)
+    serial, s_args = stride.plan(g, dtype, parallel=False)
     if (1 << g.n) < PARALLEL_THRESHOLD:
-        return serial, args
-    parallel, _ = stride.plan(g, dtype, parallel=True)
+        return serial, s_args
+    # the two loops split the work differently, so each is bound to its own arguments
+    parallel, p_args = stride.plan(g, dtype, parallel=True)
 
-    def either(state, *args):
-        return (parallel if numba.get_num_threads() > 1 else serial)(state, *args)
-    return either, args
+    def either(state):
+        if numba.get_num_threads() > 1:
+            return parallel(state, *p_args)
+        return serial(state, *s_args)
+    return either, ()
 
 
 apply = numba_kernel("threaded", plan)

@@ -1,0 +1,332 @@
+"""Packed (SIMD) pair updates for the stride kernel, written as LLVM vector IR.
+
+numba emits scalar code for a complex 2x2 update: its loop vectoriser cannot prove that
+st[i] and st[i + s] do not overlap, and its SLP vectoriser is off by default (turning it on
+is a process-wide switch, ``NUMBA_SLP_VECTORIZE``, that would change numba for every other
+user in the process). So the inner update is written here as numba intrinsics that emit
+LLVM vector instructions directly: amplitudes are loaded as vectors of interleaved
+(re, im) lanes, 64 bytes at a time (four complex128 or eight complex64), and a product by
+a matrix entry u = a + ib is ``a * v + [-b, b, ...] * swap(v)``, with swap exchanging
+each amplitude's real and imaginary lanes: two packed multiply-adds and one shuffle for
+W amplitudes where the scalar code spends 4W multiplications. An entry passed as a float
+(a real matrix entry, the stride kernel passes those as floats) costs one packed
+multiply. LLVM splits the 64-byte vectors into what the machine has (two AVX2 registers,
+or one AVX-512 register), for the host CPU numba compiles for.
+
+Two shapes of loop, one intrinsic per path and shape:
+
+* ``RUNS[path](st, j0, count, s, u00, u01, u10, u11)``: the ``count`` pairs (i, i + s)
+  for i in [j0, j0 + count), contiguous on both sides: vectors of 4 (or 8), then 2, then
+  1 amplitudes;
+* ``BLOCKS[path](st, j0, namps, s, u00, u01, u10, u11)``: the ``namps`` amplitudes from
+  j0, whole blocks of 2s (the uncontrolled gate on a stretch of the state). With s at
+  least a vector's amplitudes, x and y are whole vectors as in a run; below that, each
+  vector holds whole blocks and is updated as ``A * v + B * partner(v)``, A = (u00, u11)
+  and B = (u01, u10) on the x and y lanes, partner a shuffle that swaps the halves of
+  every block (stride 1, target qubit 0, included).
+
+The paths are :mod:`stride`'s: which entries each uses and how, below. Every intrinsic
+writes through the array's data pointer without bounds checks: the callers (the generated
+stride loops) compute indices that the kernel's gate check has bounded.
+"""
+
+import hashlib
+from pathlib import Path
+
+from llvmlite import ir
+from numba import types
+from numba.core import errors
+from numba.extending import intrinsic
+
+#: Bytes per vector: what one AVX-512 register, or two AVX2 registers, hold.
+VECTOR_BYTES = 64
+
+_I32 = ir.IntType(32)
+
+
+def _add(b, u, v):
+    return b.fadd(u, v, flags=("contract",))
+
+
+def _sub(b, u, v):
+    return b.fsub(u, v, flags=("contract",))
+
+
+#: o0, o1 (the new st[i], st[i + s]) from x = st[i], y = st[i + s] and mul(k, v), the
+#: product of matrix entry k (0: u00, 1: u01, 2: u10, 3: u11) and a vector; None: unchanged.
+RUN_UPDATES = {
+    "dense": lambda b, mul, x, y: (_add(b, mul(0, x), mul(1, y)), _add(b, mul(2, x), mul(3, y))),
+    # c [[1, 1], [1, -1]]: one sum, one difference, two products
+    "hadamard": lambda b, mul, x, y: (mul(0, _add(b, x, y)), mul(0, _sub(b, x, y))),
+    "diag": lambda b, mul, x, y: (mul(0, x), mul(3, y)),
+    "phase": lambda b, mul, x, y: (None, mul(3, y)),  # diag(1, u11): x is left alone
+    "antidiag": lambda b, mul, x, y: (mul(1, y), mul(2, x)),
+    "swap": lambda b, mul, x, y: (y, x),
+}
+
+#: The in-vector form's (A, B) per path: each a pair of coefficients for the x and y lanes,
+#: an entry index, "-k" for its negation, ONE for no product; None for no term.
+ONE = "1"
+IN_VECTOR_COEFFS = {
+    "dense": ((0, 3), (1, 2)),
+    "hadamard": ((0, "-0"), (0, 0)),
+    "diag": ((0, 3), None),
+    "phase": ((ONE, 3), None),
+    "antidiag": (None, (1, 2)),
+    "swap": (None, (ONE, ONE)),
+}
+
+PATHS = tuple(RUN_UPDATES)
+
+
+def source_digest():
+    """A digest of this file: the generated stride module embeds it, so that numba's cache
+    of the loops that inline these intrinsics is dropped when they change."""
+    return hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]
+
+
+class _Entries:
+    """The four matrix entries as (real, imaginary) LLVM scalars of the state's float type;
+    imaginary None for an entry passed as a real number."""
+
+    def __init__(self, builder, argtypes, args, ftype):
+        self.parts = []
+        for ty, val in zip(argtypes, args):
+            if isinstance(ty, types.Complex):
+                re, im = builder.extract_value(val, 0), builder.extract_value(val, 1)
+                self.parts.append((_convert(builder, re, ftype), _convert(builder, im, ftype)))
+            else:
+                self.parts.append((_convert(builder, val, ftype), None))
+
+
+def _convert(builder, value, ftype):
+    if value.type == ftype:
+        return value
+    if isinstance(ftype, ir.FloatType):
+        return builder.fptrunc(value, ftype)
+    return builder.fpext(value, ftype)
+
+
+def _lanes(builder, ftype, values):
+    """A vector of the scalar LLVM values ``values``."""
+    vec = ir.Constant(ir.VectorType(ftype, len(values)), ir.Undefined)
+    for k, v in enumerate(values):
+        vec = builder.insert_element(vec, v, _I32(k))
+    return vec
+
+
+def _swap_mask(lanes):
+    """Shuffle mask exchanging the real and imaginary lane of every amplitude."""
+    return ir.Constant(ir.VectorType(_I32, lanes), [k ^ 1 for k in range(lanes)])
+
+
+def _complex_product(builder, ftype, coeffs, v):
+    """coeffs * v lane-wise for complex coefficients ``coeffs`` (one (re, im) per
+    amplitude of v, im None for a real one): re * v + [-im, im] * swap(v)."""
+    lanes = v.type.count
+    re = _lanes(builder, ftype, [c[0] for c in coeffs for _ in (0, 1)])
+    out = builder.fmul(re, v, flags=("contract",))
+    if all(c[1] is None for c in coeffs):
+        return out
+    zero = ftype(0.0)
+    ims = []
+    for c in coeffs:
+        im = zero if c[1] is None else c[1]
+        ims += [builder.fneg(im), im]
+    swapped = builder.shuffle_vector(v, v, _swap_mask(lanes))
+    return _add(builder, out, builder.fmul(_lanes(builder, ftype, ims), swapped,
+                                            flags=("contract",)))
+
+
+class _Loop:
+    """``for i in range(start, stop, step)`` emitted into ``builder`` (step > 0, a Python
+    int or an LLVM value); the body is written between ``__enter__`` (which returns i) and
+    ``__exit__``."""
+
+    def __init__(self, builder, start, stop, step):
+        self.b, self.start, self.stop, self.step = builder, start, stop, step
+
+    def __enter__(self):
+        b = self.b
+        self.cond = b.append_basic_block("simd.cond")
+        body = b.append_basic_block("simd.body")
+        self.end = b.append_basic_block("simd.end")
+        pre = b.basic_block
+        b.branch(self.cond)
+        b.position_at_end(self.cond)
+        self.index = b.phi(self.start.type)
+        self.index.add_incoming(self.start, pre)
+        b.cbranch(b.icmp_signed("<", self.index, self.stop), body, self.end)
+        b.position_at_end(body)
+        return self.index
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            b = self.b
+            step = self.step if isinstance(self.step, ir.Value) else self.index.type(self.step)
+            self.index.add_incoming(b.add(self.index, step), b.basic_block)
+            b.branch(self.cond)
+            b.position_at_end(self.end)
+        return False
+
+
+def _state_pointer(context, builder, arrtype, arr):
+    """(pointer to the first float of the state, LLVM float type, floats per vector)."""
+    ftype = context.get_value_type(arrtype.dtype.underlying_float)
+    data = context.make_array(arrtype)(context, builder, arr).data
+    return builder.bitcast(data, ftype.as_pointer()), ftype, VECTOR_BYTES // _float_width(ftype)
+
+
+def _float_width(ftype):
+    return 8 if isinstance(ftype, ir.DoubleType) else 4
+
+
+def _vector_at(builder, base, index, ftype, lanes):
+    """Pointer to the ``lanes`` floats from amplitude ``index``."""
+    p = builder.gep(base, [builder.shl(index, index.type(1))], inbounds=True)
+    return builder.bitcast(p, ir.VectorType(ftype, lanes).as_pointer())
+
+
+def _check_types(name, st, entries):
+    if not (isinstance(st, types.Array) and isinstance(st.dtype, types.Complex)
+            and st.layout == "C"):
+        raise errors.TypingError(f"{name}: a C-contiguous complex array, got {st}")
+    for ty in entries:
+        if not isinstance(ty, (types.Float, types.Complex)):
+            raise errors.TypingError(f"{name}: matrix entries are floats or complex, got {ty}")
+
+
+def _entry_product(builder, ftype, entries, lanes):
+    """mul(k, v): matrix entry k times every amplitude of the vector v."""
+    def mul(k, v):
+        return _complex_product(builder, ftype, [entries.parts[k]] * (lanes // 2), v)
+    return mul
+
+
+def _pair_vectors(builder, base, ftype, path, entries, i0, s, width):
+    """The update of the ``width`` pairs (i, i + s), i from ``i0``: x and y one vector each."""
+    lanes = 2 * width
+    p0 = _vector_at(builder, base, i0, ftype, lanes)
+    p1 = _vector_at(builder, base, builder.add(i0, s), ftype, lanes)
+    align = _float_width(ftype)
+    x = builder.load(p0, align=align)
+    y = builder.load(p1, align=align)
+    o0, o1 = RUN_UPDATES[path](builder, _entry_product(builder, ftype, entries, lanes), x, y)
+    if o0 is not None:  # LLVM drops the load of x when nothing uses it
+        builder.store(o0, p0, align=align)
+    builder.store(o1, p1, align=align)
+
+
+def _in_vector(builder, base, ftype, path, entries, i0, s, width):
+    """The update of ``width`` amplitudes from ``i0`` that hold whole blocks of 2s (s a
+    Python int < width): each amplitude's partner is in the same vector, so the new
+    vector is A * v + B * partner(v), A and B the x and y lanes' coefficients."""
+    lanes = 2 * width
+    coeff_a, coeff_b = IN_VECTOR_COEFFS[path]
+    p = _vector_at(builder, base, i0, ftype, lanes)
+    align = _float_width(ftype)
+    v = builder.load(p, align=align)
+
+    def coefficient(ref):
+        if ref == ONE:
+            return ftype(1.0), None
+        if isinstance(ref, str):  # "-k": the negated entry k
+            re, im = entries.parts[int(ref[1:])]
+            return builder.fneg(re), None if im is None else builder.fneg(im)
+        return entries.parts[ref]
+
+    def per_amplitude(coeffs):  # amplitude a is in the y half of its block when a & s
+        return [coefficient(coeffs[1 if a & s else 0]) for a in range(width)]
+
+    terms = []
+    if coeff_a is not None:
+        terms.append(_complex_product(builder, ftype, per_amplitude(coeff_a), v))
+    if coeff_b is not None:
+        partner = ir.Constant(ir.VectorType(_I32, lanes), [k ^ (2 * s) for k in range(lanes)])
+        w = builder.shuffle_vector(v, v, partner)
+        terms.append(w if coeff_b == (ONE, ONE) else
+                     _complex_product(builder, ftype, per_amplitude(coeff_b), w))
+    builder.store(terms[0] if len(terms) == 1 else _add(builder, *terms), p, align=align)
+
+
+def _widths(max_lanes):
+    """Amplitudes per vector, widest first: 4, 2, 1 for complex128."""
+    width = max_lanes // 2
+    while width >= 1:
+        yield width
+        width //= 2
+
+
+def _make_run(path):
+    @intrinsic
+    def run(typingctx, st, j0, count, s, u00, u01, u10, u11):
+        entry_types = (u00, u01, u10, u11)
+        _check_types(f"simd run {path}", st, entry_types)
+        sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
+
+        def codegen(context, builder, signature, args):
+            base, ftype, max_lanes = _state_pointer(context, builder, signature.args[0],
+                                                    args[0])
+            j0, count, s = args[1:4]
+            entries = _Entries(builder, signature.args[4:], args[4:], ftype)
+            intp = j0.type
+            start = intp(0)
+            for width in _widths(max_lanes):  # full vectors, then what is left
+                stop = count if width == 1 else builder.and_(count, intp(-width))
+                with _Loop(builder, start, stop, width) as i:
+                    _pair_vectors(builder, base, ftype, path, entries, builder.add(j0, i), s,
+                                  width)
+                start = stop
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    run.__name__ = f"run_{path}"
+    return run
+
+
+def _make_blocks(path):
+    @intrinsic
+    def blocks(typingctx, st, j0, namps, s, u00, u01, u10, u11):
+        entry_types = (u00, u01, u10, u11)
+        _check_types(f"simd blocks {path}", st, entry_types)
+        sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
+
+        def codegen(context, builder, signature, args):
+            base, ftype, max_lanes = _state_pointer(context, builder, signature.args[0],
+                                                    args[0])
+            j0, namps, s = args[1:4]
+            entries = _Entries(builder, signature.args[4:], args[4:], ftype)
+            intp = j0.type
+            full = max_lanes // 2  # amplitudes per vector
+            stop = builder.add(j0, namps)
+            with builder.if_else(builder.icmp_signed(">=", s, intp(full))) as (wide, narrow):
+                with wide:  # each block's x and y halves are whole vectors
+                    with _Loop(builder, j0, stop, builder.shl(s, intp(1))) as blk:
+                        with _Loop(builder, intp(0), s, full) as i:
+                            _pair_vectors(builder, base, ftype, path, entries,
+                                          builder.add(blk, i), s, full)
+                with narrow:  # whole blocks in a vector: one branch per stride
+                    for small in _widths(full):
+                        with builder.if_then(builder.icmp_signed("==", s, intp(small))):
+                            start = j0
+                            # vectors of `full` amplitudes, then narrower ones down to
+                            # one block for a stretch shorter than a vector
+                            for width in (w for w in _widths(max_lanes) if w >= 2 * small):
+                                last = width == 2 * small
+                                end = stop if last else builder.add(
+                                    j0, builder.and_(namps, intp(-width)))
+                                with _Loop(builder, start, end, width) as i:
+                                    _in_vector(builder, base, ftype, path, entries, i, small,
+                                               width)
+                                start = end
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    blocks.__name__ = f"blocks_{path}"
+    return blocks
+
+
+RUNS = {path: _make_run(path) for path in PATHS}
+BLOCKS = {path: _make_blocks(path) for path in PATHS}
