@@ -44,20 +44,20 @@ VECTOR_BYTES = 64
 _I32 = ir.IntType(32)
 
 
-def _add(b, u, v):
+def add(b, u, v):
     return b.fadd(u, v, flags=("contract",))
 
 
-def _sub(b, u, v):
+def sub(b, u, v):
     return b.fsub(u, v, flags=("contract",))
 
 
 #: o0, o1 (the new st[i], st[i + s]) from x = st[i], y = st[i + s] and mul(k, v), the
 #: product of matrix entry k (0: u00, 1: u01, 2: u10, 3: u11) and a vector; None: unchanged.
 RUN_UPDATES = {
-    "dense": lambda b, mul, x, y: (_add(b, mul(0, x), mul(1, y)), _add(b, mul(2, x), mul(3, y))),
+    "dense": lambda b, mul, x, y: (add(b, mul(0, x), mul(1, y)), add(b, mul(2, x), mul(3, y))),
     # c [[1, 1], [1, -1]]: one sum, one difference, two products
-    "hadamard": lambda b, mul, x, y: (mul(0, _add(b, x, y)), mul(0, _sub(b, x, y))),
+    "hadamard": lambda b, mul, x, y: (mul(0, add(b, x, y)), mul(0, sub(b, x, y))),
     "diag": lambda b, mul, x, y: (mul(0, x), mul(3, y)),
     "phase": lambda b, mul, x, y: (None, mul(3, y)),  # diag(1, u11): x is left alone
     "antidiag": lambda b, mul, x, y: (mul(1, y), mul(2, x)),
@@ -85,7 +85,7 @@ def source_digest():
     return hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]
 
 
-class _Entries:
+class Entries:
     """The four matrix entries as (real, imaginary) LLVM scalars of the state's float type;
     imaginary None for an entry passed as a real number."""
 
@@ -94,12 +94,12 @@ class _Entries:
         for ty, val in zip(argtypes, args):
             if isinstance(ty, types.Complex):
                 re, im = builder.extract_value(val, 0), builder.extract_value(val, 1)
-                self.parts.append((_convert(builder, re, ftype), _convert(builder, im, ftype)))
+                self.parts.append((convert(builder, re, ftype), convert(builder, im, ftype)))
             else:
-                self.parts.append((_convert(builder, val, ftype), None))
+                self.parts.append((convert(builder, val, ftype), None))
 
 
-def _convert(builder, value, ftype):
+def convert(builder, value, ftype):
     if value.type == ftype:
         return value
     if isinstance(ftype, ir.FloatType):
@@ -107,7 +107,7 @@ def _convert(builder, value, ftype):
     return builder.fpext(value, ftype)
 
 
-def _lanes(builder, ftype, values):
+def vector_of(builder, ftype, values):
     """A vector of the scalar LLVM values ``values``."""
     vec = ir.Constant(ir.VectorType(ftype, len(values)), ir.Undefined)
     for k, v in enumerate(values):
@@ -115,16 +115,16 @@ def _lanes(builder, ftype, values):
     return vec
 
 
-def _swap_mask(lanes):
+def swap_mask(lanes):
     """Shuffle mask exchanging the real and imaginary lane of every amplitude."""
     return ir.Constant(ir.VectorType(_I32, lanes), [k ^ 1 for k in range(lanes)])
 
 
-def _complex_product(builder, ftype, coeffs, v):
+def complex_product(builder, ftype, coeffs, v):
     """coeffs * v lane-wise for complex coefficients ``coeffs`` (one (re, im) per
     amplitude of v, im None for a real one): re * v + [-im, im] * swap(v)."""
     lanes = v.type.count
-    re = _lanes(builder, ftype, [c[0] for c in coeffs for _ in (0, 1)])
+    re = vector_of(builder, ftype, [c[0] for c in coeffs for _ in (0, 1)])
     out = builder.fmul(re, v, flags=("contract",))
     if all(c[1] is None for c in coeffs):
         return out
@@ -133,12 +133,12 @@ def _complex_product(builder, ftype, coeffs, v):
     for c in coeffs:
         im = zero if c[1] is None else c[1]
         ims += [builder.fneg(im), im]
-    swapped = builder.shuffle_vector(v, v, _swap_mask(lanes))
-    return _add(builder, out, builder.fmul(_lanes(builder, ftype, ims), swapped,
+    swapped = builder.shuffle_vector(v, v, swap_mask(lanes))
+    return add(builder, out, builder.fmul(vector_of(builder, ftype, ims), swapped,
                                             flags=("contract",)))
 
 
-class _Loop:
+class Loop:
     """``for i in range(start, stop, step)`` emitted into ``builder`` (step > 0, a Python
     int or an LLVM value); the body is written between ``__enter__`` (which returns i) and
     ``__exit__``."""
@@ -170,18 +170,18 @@ class _Loop:
         return False
 
 
-def _state_pointer(context, builder, arrtype, arr):
+def state_pointer(context, builder, arrtype, arr):
     """(pointer to the first float of the state, LLVM float type, floats per vector)."""
     ftype = context.get_value_type(arrtype.dtype.underlying_float)
     data = context.make_array(arrtype)(context, builder, arr).data
-    return builder.bitcast(data, ftype.as_pointer()), ftype, VECTOR_BYTES // _float_width(ftype)
+    return builder.bitcast(data, ftype.as_pointer()), ftype, VECTOR_BYTES // float_width(ftype)
 
 
-def _float_width(ftype):
+def float_width(ftype):
     return 8 if isinstance(ftype, ir.DoubleType) else 4
 
 
-def _vector_at(builder, base, index, ftype, lanes):
+def vector_at(builder, base, index, ftype, lanes):
     """Pointer to the ``lanes`` floats from amplitude ``index``."""
     p = builder.gep(base, [builder.shl(index, index.type(1))], inbounds=True)
     return builder.bitcast(p, ir.VectorType(ftype, lanes).as_pointer())
@@ -196,22 +196,22 @@ def _check_types(name, st, entries):
             raise errors.TypingError(f"{name}: matrix entries are floats or complex, got {ty}")
 
 
-def _entry_product(builder, ftype, entries, lanes):
+def entry_product(builder, ftype, entries, lanes):
     """mul(k, v): matrix entry k times every amplitude of the vector v."""
     def mul(k, v):
-        return _complex_product(builder, ftype, [entries.parts[k]] * (lanes // 2), v)
+        return complex_product(builder, ftype, [entries.parts[k]] * (lanes // 2), v)
     return mul
 
 
 def _pair_vectors(builder, base, ftype, path, entries, i0, s, width):
     """The update of the ``width`` pairs (i, i + s), i from ``i0``: x and y one vector each."""
     lanes = 2 * width
-    p0 = _vector_at(builder, base, i0, ftype, lanes)
-    p1 = _vector_at(builder, base, builder.add(i0, s), ftype, lanes)
-    align = _float_width(ftype)
+    p0 = vector_at(builder, base, i0, ftype, lanes)
+    p1 = vector_at(builder, base, builder.add(i0, s), ftype, lanes)
+    align = float_width(ftype)
     x = builder.load(p0, align=align)
     y = builder.load(p1, align=align)
-    o0, o1 = RUN_UPDATES[path](builder, _entry_product(builder, ftype, entries, lanes), x, y)
+    o0, o1 = RUN_UPDATES[path](builder, entry_product(builder, ftype, entries, lanes), x, y)
     if o0 is not None:  # LLVM drops the load of x when nothing uses it
         builder.store(o0, p0, align=align)
     builder.store(o1, p1, align=align)
@@ -223,8 +223,8 @@ def _in_vector(builder, base, ftype, path, entries, i0, s, width):
     vector is A * v + B * partner(v), A and B the x and y lanes' coefficients."""
     lanes = 2 * width
     coeff_a, coeff_b = IN_VECTOR_COEFFS[path]
-    p = _vector_at(builder, base, i0, ftype, lanes)
-    align = _float_width(ftype)
+    p = vector_at(builder, base, i0, ftype, lanes)
+    align = float_width(ftype)
     v = builder.load(p, align=align)
 
     def coefficient(ref):
@@ -240,16 +240,16 @@ def _in_vector(builder, base, ftype, path, entries, i0, s, width):
 
     terms = []
     if coeff_a is not None:
-        terms.append(_complex_product(builder, ftype, per_amplitude(coeff_a), v))
+        terms.append(complex_product(builder, ftype, per_amplitude(coeff_a), v))
     if coeff_b is not None:
         partner = ir.Constant(ir.VectorType(_I32, lanes), [k ^ (2 * s) for k in range(lanes)])
         w = builder.shuffle_vector(v, v, partner)
         terms.append(w if coeff_b == (ONE, ONE) else
-                     _complex_product(builder, ftype, per_amplitude(coeff_b), w))
-    builder.store(terms[0] if len(terms) == 1 else _add(builder, *terms), p, align=align)
+                     complex_product(builder, ftype, per_amplitude(coeff_b), w))
+    builder.store(terms[0] if len(terms) == 1 else add(builder, *terms), p, align=align)
 
 
-def _widths(max_lanes):
+def widths(max_lanes):
     """Amplitudes per vector, widest first: 4, 2, 1 for complex128."""
     width = max_lanes // 2
     while width >= 1:
@@ -265,15 +265,15 @@ def _make_run(path):
         sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
 
         def codegen(context, builder, signature, args):
-            base, ftype, max_lanes = _state_pointer(context, builder, signature.args[0],
+            base, ftype, max_lanes = state_pointer(context, builder, signature.args[0],
                                                     args[0])
             j0, count, s = args[1:4]
-            entries = _Entries(builder, signature.args[4:], args[4:], ftype)
+            entries = Entries(builder, signature.args[4:], args[4:], ftype)
             intp = j0.type
             start = intp(0)
-            for width in _widths(max_lanes):  # full vectors, then what is left
+            for width in widths(max_lanes):  # full vectors, then what is left
                 stop = count if width == 1 else builder.and_(count, intp(-width))
-                with _Loop(builder, start, stop, width) as i:
+                with Loop(builder, start, stop, width) as i:
                     _pair_vectors(builder, base, ftype, path, entries, builder.add(j0, i), s,
                                   width)
                 start = stop
@@ -293,30 +293,30 @@ def _make_blocks(path):
         sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
 
         def codegen(context, builder, signature, args):
-            base, ftype, max_lanes = _state_pointer(context, builder, signature.args[0],
+            base, ftype, max_lanes = state_pointer(context, builder, signature.args[0],
                                                     args[0])
             j0, namps, s = args[1:4]
-            entries = _Entries(builder, signature.args[4:], args[4:], ftype)
+            entries = Entries(builder, signature.args[4:], args[4:], ftype)
             intp = j0.type
             full = max_lanes // 2  # amplitudes per vector
             stop = builder.add(j0, namps)
             with builder.if_else(builder.icmp_signed(">=", s, intp(full))) as (wide, narrow):
                 with wide:  # each block's x and y halves are whole vectors
-                    with _Loop(builder, j0, stop, builder.shl(s, intp(1))) as blk:
-                        with _Loop(builder, intp(0), s, full) as i:
+                    with Loop(builder, j0, stop, builder.shl(s, intp(1))) as blk:
+                        with Loop(builder, intp(0), s, full) as i:
                             _pair_vectors(builder, base, ftype, path, entries,
                                           builder.add(blk, i), s, full)
                 with narrow:  # whole blocks in a vector: one branch per stride
-                    for small in _widths(full):
+                    for small in widths(full):
                         with builder.if_then(builder.icmp_signed("==", s, intp(small))):
                             start = j0
                             # vectors of `full` amplitudes, then narrower ones down to
                             # one block for a stretch shorter than a vector
-                            for width in (w for w in _widths(max_lanes) if w >= 2 * small):
+                            for width in (w for w in widths(max_lanes) if w >= 2 * small):
                                 last = width == 2 * small
                                 end = stop if last else builder.add(
                                     j0, builder.and_(namps, intp(-width)))
-                                with _Loop(builder, start, end, width) as i:
+                                with Loop(builder, start, end, width) as i:
                                     _in_vector(builder, base, ftype, path, entries, i, small,
                                                width)
                                 start = end

@@ -22,6 +22,11 @@ per rotation is 2x2 algebra, done here too, so a run is one call from Python.
 import numpy as np
 from numba import njit
 
+from ._sweep_simd import SWEEPS
+
+_sweep_dense = SWEEPS["dense"]
+_sweep_diag = SWEEPS["diag"]
+
 #: The generators G of U(t) = exp(-i t G / 2) on one qubit, by name (P1 = |1><1|, the
 #: phase gate's, whose derivative the caller scales: exp(i t P1) = exp(-i t (-2 P1) / 2)).
 GENERATORS = {"X": np.array([[0, 1], [1, 0]], dtype=np.complex128),
@@ -67,42 +72,42 @@ def _undo_pair(both, i0, i1, half, w00, w01, w10, w11, diagonal):
 
 # fastmath: lets LLVM reorder R's four sums (rounding-level changes; the states are finite,
 # the angles having been checked): 70 against 90 us per pass at n = 14 here. An
-# uncontrolled run (every QCBM run) takes a loop without the per-pair control test: 67
-# against 86 us per pass at n = 14.
-@njit(cache=True, nogil=True, fastmath=True)
+# uncontrolled run (every QCBM run) takes the packed-SIMD pass of :mod:`_sweep_simd`
+# instead (the sums reordered likewise). Not cached: numba's cache would not notice a
+# change in the intrinsics it inlines; compiling takes about a second per process.
+@njit(nogil=True, fastmath=True)
 def _pass(both, q, w, cmask, cval):
     """R (see the module's docstring) of the current psi and lambda, then ``w`` applied
     to both, in one pass over the pairs whose control bits match."""
     half = both.shape[0] >> 1
     s = 1 << q
     w00, w01, w10, w11 = w[0, 0], w[0, 1], w[1, 0], w[1, 1]
-    r00 = r01 = r10 = r11 = 0j
     diagonal = w01 == 0 and w10 == 0
-    for base in range(0, half, 2 * s):
-        if cmask == 0:
-            for i0 in range(base, base + s):
-                a0, a1, c0, c1 = _undo_pair(both, i0, i0 + s, half, w00, w01, w10, w11,
-                                            diagonal)
-                r00 += a0 * c0
-                r01 += a0 * c1
-                r10 += a1 * c0
-                r11 += a1 * c1
-        else:
-            for i0 in range(base, base + s):
-                if (i0 & cmask) != cval:
-                    continue
-                a0, a1, c0, c1 = _undo_pair(both, i0, i0 + s, half, w00, w01, w10, w11,
-                                            diagonal)
-                r00 += a0 * c0
-                r01 += a0 * c1
-                r10 += a1 * c0
-                r11 += a1 * c1
     r = np.empty((2, 2), dtype=np.complex128)
+    if cmask == 0:
+        if diagonal:
+            t = _sweep_diag(both, s, w00, w01, w10, w11)
+        else:
+            t = _sweep_dense(both, s, w00, w01, w10, w11)
+        r[0, 0], r[0, 1] = complex(t[0], t[1]), complex(t[2], t[3])
+        r[1, 0], r[1, 1] = complex(t[4], t[5]), complex(t[6], t[7])
+        return r
+    r00 = r01 = r10 = r11 = 0j
+    for base in range(0, half, 2 * s):
+        for i0 in range(base, base + s):
+            if (i0 & cmask) != cval:
+                continue
+            a0, a1, c0, c1 = _undo_pair(both, i0, i0 + s, half, w00, w01, w10, w11,
+                                        diagonal)
+            r00 += a0 * c0
+            r01 += a0 * c1
+            r10 += a1 * c0
+            r11 += a1 * c1
     r[0, 0], r[0, 1], r[1, 0], r[1, 1] = r00, r01, r10, r11
     return r
 
 
-@njit(cache=True, nogil=True)
+@njit(nogil=True)  # not cached: it inlines _pass
 def _step(both, q, mats, gens, cmask, cval):
     m = mats.shape[0]
     w = np.eye(2, dtype=np.complex128)  # W = g_1^+ ... g_m^+
