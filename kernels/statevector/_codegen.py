@@ -192,8 +192,12 @@ def stride_source(path):
                                        STRIDE.replace("{CALL}", call)))
     call = f"_blocks_{path}"
     for t, lg in SHORT:
-        body = STRIDE.replace("{CALL}", call).replace(
-            "1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
+        # a task is a whole stretch here (stride.layout picks these loops only then)
+        body = (STRIDE.replace("{CALL}", call)
+                .replace("1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
+                .replace("lper = lrun - lchunk", "lper = 0")
+                .replace("<< lrun\n", f"<< {lg}\n")
+                .replace("<< lchunk)", "<< 0)"))
         out.append(serial_and_parallel(stride_name(path, "blocks", (t, lg)), body))
     return "".join(out)
 

@@ -164,7 +164,9 @@ class Loop:
         if exc[0] is None:
             b = self.b
             step = self.step if isinstance(self.step, ir.Value) else self.index.type(self.step)
-            self.index.add_incoming(b.add(self.index, step), b.basic_block)
+            # no signed wrap (indices are below 2**62): lets LLVM count the iterations,
+            # and drop the loop of a stretch that is one vector long
+            self.index.add_incoming(b.add(self.index, step, flags=("nsw",)), b.basic_block)
             b.branch(self.cond)
             b.position_at_end(self.end)
         return False

@@ -78,7 +78,9 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
     # the bit moves as tuples, so that each count of them compiles to straight-line code;
     # no move at all is one that moves nothing
     masks, lens = (tuple(masks), tuple(lens)) if masks else ((0,), (0,))
-    short = (t, lchunk) if shape == "blocks" and (t, lchunk) in _codegen.SHORT else None
+    # a short loop takes a task to be a whole stretch
+    whole = shape == "blocks" and lchunk == lrun
+    short = (t, lchunk) if whole and (t, lchunk) in _codegen.SHORT else None
     return shape, short, (1 << t, lrun, lchunk, masks, lens, base_off, ntasks)
 
 
