@@ -259,76 +259,65 @@ def widths(max_lanes):
         width //= 2
 
 
-def _make_run(path):
+def _intrinsic(kind, path, emit):
+    """The intrinsic ``kind(st, j0, length, s, u00, u01, u10, u11)`` of one path, whose
+    loops ``emit(builder, base, ftype, max_lanes, entries, j0, length, s, path)`` writes."""
     @intrinsic
-    def run(typingctx, st, j0, count, s, u00, u01, u10, u11):
+    def update(typingctx, st, j0, length, s, u00, u01, u10, u11):
         entry_types = (u00, u01, u10, u11)
-        _check_types(f"simd run {path}", st, entry_types)
+        _check_types(f"simd {kind} {path}", st, entry_types)
         sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
 
         def codegen(context, builder, signature, args):
             base, ftype, max_lanes = state_pointer(context, builder, signature.args[0],
-                                                    args[0])
-            j0, count, s = args[1:4]
+                                                   args[0])
             entries = Entries(builder, signature.args[4:], args[4:], ftype)
-            intp = j0.type
-            start = intp(0)
-            for width in widths(max_lanes):  # full vectors, then what is left
-                stop = count if width == 1 else builder.and_(count, intp(-width))
-                with Loop(builder, start, stop, width) as i:
-                    _pair_vectors(builder, base, ftype, path, entries, builder.add(j0, i), s,
-                                  width)
-                start = stop
+            emit(builder, base, ftype, max_lanes, entries, *args[1:4], path)
             return context.get_dummy_value()
 
         return sig, codegen
 
-    run.__name__ = f"run_{path}"
-    return run
+    update.__name__ = f"{kind}_{path}"
+    return update
 
 
-def _make_blocks(path):
-    @intrinsic
-    def blocks(typingctx, st, j0, namps, s, u00, u01, u10, u11):
-        entry_types = (u00, u01, u10, u11)
-        _check_types(f"simd blocks {path}", st, entry_types)
-        sig = types.void(st, types.intp, types.intp, types.intp, *entry_types)
-
-        def codegen(context, builder, signature, args):
-            base, ftype, max_lanes = state_pointer(context, builder, signature.args[0],
-                                                    args[0])
-            j0, namps, s = args[1:4]
-            entries = Entries(builder, signature.args[4:], args[4:], ftype)
-            intp = j0.type
-            full = max_lanes // 2  # amplitudes per vector
-            stop = builder.add(j0, namps)
-            with builder.if_else(builder.icmp_signed(">=", s, intp(full))) as (wide, narrow):
-                with wide:  # each block's x and y halves are whole vectors
-                    with Loop(builder, j0, stop, builder.shl(s, intp(1))) as blk:
-                        with Loop(builder, intp(0), s, full) as i:
-                            _pair_vectors(builder, base, ftype, path, entries,
-                                          builder.add(blk, i), s, full)
-                with narrow:  # whole blocks in a vector: one branch per stride
-                    for small in widths(full):
-                        with builder.if_then(builder.icmp_signed("==", s, intp(small))):
-                            start = j0
-                            # vectors of `full` amplitudes, then narrower ones down to
-                            # one block for a stretch shorter than a vector
-                            for width in (w for w in widths(max_lanes) if w >= 2 * small):
-                                last = width == 2 * small
-                                end = stop if last else builder.add(
-                                    j0, builder.and_(namps, intp(-width)))
-                                with Loop(builder, start, end, width) as i:
-                                    _in_vector(builder, base, ftype, path, entries, i, small,
-                                               width)
-                                start = end
-            return context.get_dummy_value()
-
-        return sig, codegen
-
-    blocks.__name__ = f"blocks_{path}"
-    return blocks
+def _emit_run(builder, base, ftype, max_lanes, entries, j0, length, s, path):
+    """``length`` pairs (i, i + s) from j0: full vectors, then what is left."""
+    intp = j0.type
+    start = intp(0)
+    for width in widths(max_lanes):
+        stop = length if width == 1 else builder.and_(length, intp(-width))
+        with Loop(builder, start, stop, width) as i:
+            _pair_vectors(builder, base, ftype, path, entries, builder.add(j0, i), s, width)
+        start = stop
 
 
-RUNS = {path: _make_run(path) for path in PATHS}
-BLOCKS = {path: _make_blocks(path) for path in PATHS}
+def _emit_blocks(builder, base, ftype, max_lanes, entries, j0, length, s, path):
+    """``length`` amplitudes from j0, whole blocks of 2s."""
+    intp = j0.type
+    full = max_lanes // 2  # amplitudes per vector
+    stop = builder.add(j0, length)
+    with builder.if_else(builder.icmp_signed(">=", s, intp(full))) as (wide, narrow):
+        with wide:  # each block's x and y halves are whole vectors
+            with Loop(builder, j0, stop, builder.shl(s, intp(1))) as blk:
+                with Loop(builder, intp(0), s, full) as i:
+                    _pair_vectors(builder, base, ftype, path, entries,
+                                  builder.add(blk, i), s, full)
+        with narrow:  # whole blocks in a vector: one branch per stride
+            for small in widths(full):
+                with builder.if_then(builder.icmp_signed("==", s, intp(small))):
+                    start = j0
+                    # vectors of `full` amplitudes, then narrower ones down to
+                    # one block for a stretch shorter than a vector
+                    for width in (w for w in widths(max_lanes) if w >= 2 * small):
+                        last = width == 2 * small
+                        end = stop if last else builder.add(
+                            j0, builder.and_(length, intp(-width)))
+                        with Loop(builder, start, end, width) as i:
+                            _in_vector(builder, base, ftype, path, entries, i, small,
+                                       width)
+                        start = end
+
+
+RUNS = {path: _intrinsic("run", path, _emit_run) for path in PATHS}
+BLOCKS = {path: _intrinsic("blocks", path, _emit_blocks) for path in PATHS}
