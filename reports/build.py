@@ -50,7 +50,7 @@ SECTIONS = (
     ]),
     ("State vector: memory bandwidth and threads", [
         ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure,
-         [ids.GATE_TIME, ids.COPY_BANDWIDTH]),
+         [ids.GATE_TIME, ids.INPLACE_BANDWIDTH]),
         ("table", "bandwidth", "Effective bandwidth", sv_tables.bandwidth,
          [ids.GATE_TIME, ids.COPY_BANDWIDTH, ids.INPLACE_BANDWIDTH]),
         ("figure", "threads", "thread-scaling figure", sv.threads_figure, [ids.THREADS_TIME]),

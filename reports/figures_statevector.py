@@ -55,22 +55,23 @@ def gate_figures(res, out):
 
 def bandwidth_figure(res, out):
     """Every amplitude read and written once per gate, as a percentage of the one-thread
-    copy bandwidth that machine.MemoryBandwidth measured on the same machine."""
+    in-place update bandwidth that machine.MemoryBandwidth measured on the same machine
+    (a gate's access pattern, the ceiling for a kernel once the state leaves the caches)."""
     data = results.table(res, ids.GATE_TIME)
-    copy = results.table(res, ids.COPY_BANDWIDTH)[()]
+    inplace = results.table(res, ids.INPLACE_BANDWIDTH)[()]
     gates = _ordered(g for g, _, _ in data)
     fig, axes = grid(len(gates))
     for ax, gate in zip(axes, gates):
         for backend in _ordered(b for g, _, b in data if g == gate):
-            points = [(n, 100 * effective_gbs(n, t) / copy)
+            points = [(n, 100 * effective_gbs(n, t) / inplace)
                       for n, t in _series(data, gate, backend)]
             ax.plot(*zip(*points), marker="o", label=backend, color=colour(backend))
         # above 100%: the state fits in a cache, faster than main memory
-        ax.axhline(100, color="grey", linestyle="--", label="copy bandwidth")
-        _finish(ax, yscale="log", xlabel="qubits n", ylabel="% of copy bandwidth",
+        ax.axhline(100, color="grey", linestyle="--", label="in-place update")
+        _finish(ax, yscale="log", xlabel="qubits n", ylabel="% of in-place bandwidth",
                 title=f"{gate}: effective bandwidth")
     caption = (f"Effective bandwidth (each amplitude read and written once, complex128) as a "
-               f"percentage of the measured copy bandwidth, {copy:.1f} GB/s")
+               f"percentage of the measured in-place update bandwidth, {inplace:.1f} GB/s")
     return [(caption, save(fig, out / "bandwidth.png"))]
 
 
