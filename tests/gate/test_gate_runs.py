@@ -75,10 +75,10 @@ def test_injected_kernel_slowdown_is_caught_then_accepted(clone, tmp_path):
         assert hit["verdict"] == "regression" and 2.5 < hit["ratio"] < 3.1
         assert rows["gate/H/loop/n14"]["verdict"] == "same"
         # the JIT loop that grew is named, not left as an address
-        assert hit["functions"][0][0].startswith("numba:stride_hadamard")
+        assert hit["functions"][0][0].startswith("numba:stride_blocks_hadamard")
         assert any("thrice" in name for name, *_ in hit["python"])
         text = (tmp_path / "slow" / "gate.md").read_text()
-        assert "REGRESSION" in text and "numba:stride_hadamard" in text
+        assert "REGRESSION" in text and "numba:stride_blocks_hadamard" in text
 
         accepted = commit(clone, "accept it", trailers=[
             "Perf-accepted: gate/H/stride/*: the test's deliberate slowdown"])
