@@ -153,52 +153,75 @@ def _subspace(name, prologue, chunk_prologue, body):
 # that every thread gets work.
 
 STRIDE = """\
-def {NAME}(st, u00, u01, u10, u11, s, lrun, lchunk, masks, lens, base_off, ntasks):
+def {NAME}(st, u00, u01, u10, u11, s, lrun, lchunk, {MOVE_ARGS}base_off, ntasks):
     lper = lrun - lchunk
     pmask = (1 << lper) - 1
     for t in prange(ntasks):
         w = np.int64(t)  # the parallel loop's index is unsigned, and uint64 & int64 is float
         b = (w >> lper) << lrun
-        for g in range(len(masks)):  # a tuple: LLVM unrolls the moves
-            m = masks[g]
-            b = ((b & ~m) << lens[g]) | (b & m)
+{MOVES}
         {CALL}(st, b + base_off + ((w & pmask) << lchunk), 1 << lchunk, s, u00, u01, u10, u11)
 """
 
 #: The two shapes: loop name prefix -> the table of `simd` intrinsics it calls.
 STRIDE_SHAPES = {"pairs": "RUNS", "blocks": "BLOCKS"}
 
+#: The bit moves that open zero bits at the controls (and the target, for runs) are
+#: written out, as scalar arguments m0, l0, ..., for up to this many groups (numba's
+#: dispatcher types ints quickly; a tuple argument costs ~700 instructions a call, 10% of
+#: an H on 4 qubits); more groups loop over arrays (``None`` below).
+STRIDE_MOVES = (0, 1, 2, None)
+
 #: Short stretches (a controlled gate on low qubits: CNOT 2 -> 1 updates stretches of 4
-#: amplitudes) get loops with the stretch length and the stride written in as constants,
-#: for every target t < l <= SHORT_LOG: LLVM then drops the intrinsic's branches on them,
-#: which cost more than the update itself on a stretch of one vector (CNOT 2 -> 1 at
-#: n = 20: 1.07 ms with them, against qulacs's 0.79 ms).
+#: amplitudes; every gate on a state of up to 4 qubits) get loops with the stretch length
+#: and the stride written in as constants, for every target t < l <= SHORT_LOG and no or
+#: one group of moves: LLVM then drops the intrinsic's branches on them, which cost more
+#: than the update itself on a stretch of one vector (CNOT 2 -> 1 at n = 20: 1.07 ms
+#: with them, against qulacs's 0.79 ms).
 SHORT_LOG = 4
 SHORT = [(t, lg) for lg in range(1, SHORT_LOG + 1) for t in range(lg)]
+SHORT_MOVES = (0, 1)
 
 
-def stride_name(path, shape, short=None):
-    return f"stride_{shape}_{path}" + (f"_t{short[0]}_l{short[1]}" if short else "")
+def _moves(groups):
+    """(argument names, source lines) of the bit moves for ``groups`` groups (None: any
+    number, from arrays)."""
+    if groups is None:
+        return "masks, lens, ", indent(["for g in range(masks.shape[0]):",
+                                        "    m = masks[g]",
+                                        "    b = ((b & ~m) << lens[g]) | (b & m)"], 2)
+    lines = [f"b = ((b & ~m{k}) << l{k}) | (b & m{k})" for k in range(groups)]
+    return "".join(f"m{k}, l{k}, " for k in range(groups)), indent(lines or ["pass"], 2)
+
+
+def stride_name(path, shape, moves, short=None):
+    name = f"stride_{shape}_{path}_m{'a' if moves is None else moves}"
+    return name + (f"_t{short[0]}_l{short[1]}" if short else "")
 
 
 def stride_source(path):
-    """Both shapes' loops for one path, and the short-stretch loops, serial and parallel,
-    after module-level names for the intrinsics they call."""
+    """Both shapes' loops for one path and every count of moves, and the short-stretch
+    loops, serial and parallel, after module-level names for the intrinsics they call."""
     out = []
     for shape, table in STRIDE_SHAPES.items():
-        call = f"_{shape}_{path}"
-        out.append(f"\n{call} = simd.{table}[{path!r}]\n")
-        out.append(serial_and_parallel(stride_name(path, shape),
-                                       STRIDE.replace("{CALL}", call)))
-    call = f"_blocks_{path}"
-    for t, lg in SHORT:
-        # a task is a whole stretch here (stride.layout picks these loops only then)
-        body = (STRIDE.replace("{CALL}", call)
-                .replace("1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
-                .replace("lper = lrun - lchunk", "lper = 0")
-                .replace("<< lrun\n", f"<< {lg}\n")
-                .replace("<< lchunk)", "<< 0)"))
-        out.append(serial_and_parallel(stride_name(path, "blocks", (t, lg)), body))
+        out.append(f"\n_{shape}_{path} = simd.{table}[{path!r}]\n")
+    for shape in STRIDE_SHAPES:
+        for moves in STRIDE_MOVES:
+            args, lines = _moves(moves)
+            body = (STRIDE.replace("{CALL}", f"_{shape}_{path}")
+                    .replace("{MOVE_ARGS}", args).replace("{MOVES}", lines))
+            out.append(serial_and_parallel(stride_name(path, shape, moves), body))
+    for moves in SHORT_MOVES:
+        args, lines = _moves(moves)
+        for t, lg in SHORT:
+            # a task is a whole stretch here (stride.layout picks these loops only then)
+            body = (STRIDE.replace("{CALL}", f"_blocks_{path}")
+                    .replace("{MOVE_ARGS}", args).replace("{MOVES}", lines)
+                    .replace("1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
+                    .replace("lper = lrun - lchunk", "lper = 0")
+                    .replace("<< lrun\n", f"<< {lg}\n")
+                    .replace("<< lchunk)", "<< 0)"))
+            out.append(serial_and_parallel(stride_name(path, "blocks", moves, (t, lg)), body))
     return "".join(out)
 
 

@@ -14,6 +14,8 @@ Gates on more qubits go to ``unrolled``.
 
 from functools import lru_cache
 
+import numpy as np
+
 from . import _codegen, simd, unrolled
 from ._plan import numba_kernel
 from .bits import ctrl_offset, group_shift
@@ -22,19 +24,21 @@ PATHS = simd.PATHS
 
 _generated = _codegen.build("stride", [_codegen.stride_source(p) for p in PATHS])
 
-# (path, shape, parallel) -> loop (compiled on first use); a dict lookup keeps the per-call
-# cost low
+_KINDS = (("serial", False), ("parallel", True))
+# (path, shape, moves, short or None, parallel) -> loop (compiled on first use); a dict
+# lookup keeps the per-call cost low
 _LOOPS = {
-    (p, shape, par): getattr(_generated, f"{_codegen.stride_name(p, shape)}_{kind}")
-    for p in PATHS for shape in _codegen.STRIDE_SHAPES
-    for par, kind in ((False, "serial"), (True, "parallel"))
+    (p, shape, moves, None, par): getattr(_generated,
+                                          f"{_codegen.stride_name(p, shape, moves)}_{kind}")
+    for p in PATHS for shape in _codegen.STRIDE_SHAPES for moves in _codegen.STRIDE_MOVES
+    for kind, par in _KINDS
 }
-# (path, target, log2 stretch, parallel) -> the blocks loop with both written in
-_SHORT = {
-    (p, t, lg, par): getattr(_generated, f"{_codegen.stride_name(p, 'blocks', (t, lg))}_{kind}")
-    for p in PATHS for t, lg in _codegen.SHORT
-    for par, kind in ((False, "serial"), (True, "parallel"))
-}
+_LOOPS.update({
+    (p, "blocks", moves, short, par):
+        getattr(_generated, f"{_codegen.stride_name(p, 'blocks', moves, short)}_{kind}")
+    for p in PATHS for moves in _codegen.SHORT_MOVES for short in _codegen.SHORT
+    for kind, par in _KINDS
+})
 
 #: log2 of the amplitudes one parallel task updates at most (2**12: 64 KiB of complex128).
 LOG_AMPS_PER_TASK = 12
@@ -57,8 +61,8 @@ def _real_if_real(z):
 
 @lru_cache(maxsize=4096)
 def layout(n, t, ctrl_locs, ctrl_vals, parallel):
-    """(shape, short, the loop's arguments after the matrix entries) for target ``t``: how
-    the stride loop walks the state, cached because circuits repeat their gates."""
+    """(loop key after the path, the loop's arguments after the matrix entries) for target
+    ``t``: how the stride loop walks the state, cached because circuits repeat gates."""
     low = min(ctrl_locs, default=n)  # the lowest control
     base_off = ctrl_offset(ctrl_locs, ctrl_vals)
     if low > t and not (parallel and t + 1 > LOG_AMPS_PER_TASK):
@@ -75,13 +79,18 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
         lchunk = min(lrun, LOG_AMPS_PER_TASK - 1) if parallel else lrun
         ntasks = 1 << (n - 1 - len(ctrl_locs) - lchunk)
         shape = "pairs"
-    # the bit moves as tuples, so that each count of them compiles to straight-line code;
-    # no move at all is one that moves nothing
-    masks, lens = (tuple(masks), tuple(lens)) if masks else ((0,), (0,))
+    if len(masks) in _codegen.STRIDE_MOVES:  # written out, as scalar arguments
+        moves = len(masks)
+        move_args = tuple(v for pair in zip(masks, lens) for v in pair)
+    else:
+        moves = None
+        move_args = tuple(np.array(v, dtype=np.int64) for v in (masks, lens))
+        for a in move_args:
+            a.flags.writeable = False  # shared through the cache
     # a short loop takes a task to be a whole stretch
-    whole = shape == "blocks" and lchunk == lrun
+    whole = shape == "blocks" and lchunk == lrun and moves in _codegen.SHORT_MOVES
     short = (t, lchunk) if whole and (t, lchunk) in _codegen.SHORT else None
-    return shape, short, (1 << t, lrun, lchunk, masks, lens, base_off, ntasks)
+    return (shape, moves, short), (1 << t, lrun, lchunk) + move_args + (base_off, ntasks)
 
 
 def plan(g, dtype, parallel=False):
@@ -93,9 +102,8 @@ def plan(g, dtype, parallel=False):
     path = structure(u00, u01, u10, u11)
     # Python complex or float entries; the intrinsics convert them to the state's precision
     entries = tuple(_real_if_real(u) for u in (u00, u01, u10, u11))
-    shape, short, args = layout(g.n, locs[0], ctrl_locs, ctrl_vals, parallel)
-    loop = _SHORT[(path,) + short + (parallel,)] if short else _LOOPS[path, shape, parallel]
-    return loop, entries + args
+    key, args = layout(g.n, locs[0], ctrl_locs, ctrl_vals, parallel)
+    return _LOOPS[(path,) + key + (parallel,)], entries + args
 
 
 apply = numba_kernel("stride", plan)
