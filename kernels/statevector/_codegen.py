@@ -148,17 +148,18 @@ def _subspace(name, prologue, chunk_prologue, body):
 #
 # A stretch or run starts where zero bits are opened at the controls (and the target, for
 # runs) in r * 2**L (the subspace loop's masks) and the control values are added, so a
-# controlled gate only visits the amplitudes it changes, as qulacs's loops do. A task is
+# controlled gate only visits the amplitudes it changes, as qulacs's loops do. The lowest
+# group of those bits starts at bit L itself, so opening it is a plain shift, folded into
+# `lshift`; the moves are the groups above it. A task is
 # a stretch or run, or a chunk of 2**lchunk of one: the parallel loops split long ones so
 # that every thread gets work.
 
 STRIDE = """\
-def {NAME}(st, u00, u01, u10, u11, s, lrun, lchunk, {MOVE_ARGS}base_off, ntasks):
-    lper = lrun - lchunk
+def {NAME}(st, u00, u01, u10, u11, s, lshift, lper, lchunk, {MOVE_ARGS}base_off, ntasks):
     pmask = (1 << lper) - 1
     for t in prange(ntasks):
         w = np.int64(t)  # the parallel loop's index is unsigned, and uint64 & int64 is float
-        b = (w >> lper) << lrun
+        b = (w >> lper) << lshift
 {MOVES}
         {CALL}(st, b + base_off + ((w & pmask) << lchunk), 1 << lchunk, s, u00, u01, u10, u11)
 """
@@ -218,8 +219,8 @@ def stride_source(path):
             body = (STRIDE.replace("{CALL}", f"_blocks_{path}")
                     .replace("{MOVE_ARGS}", args).replace("{MOVES}", lines)
                     .replace("1 << lchunk, s, u00", f"{1 << lg}, {1 << t}, u00")
-                    .replace("lper = lrun - lchunk", "lper = 0")
-                    .replace("<< lrun\n", f"<< {lg}\n")
+                    .replace("pmask = (1 << lper) - 1", "pmask = 0")
+                    .replace("(w >> lper)", "w")
                     .replace("<< lchunk)", "<< 0)"))
             out.append(serial_and_parallel(stride_name(path, "blocks", moves, (t, lg)), body))
     return "".join(out)

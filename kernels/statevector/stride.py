@@ -79,6 +79,10 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
         lchunk = min(lrun, LOG_AMPS_PER_TASK - 1) if parallel else lrun
         ntasks = 1 << (n - 1 - len(ctrl_locs) - lchunk)
         shape = "pairs"
+    # the lowest group starts at bit lrun, below which r * 2**lrun has no bits: opening it
+    # is a shift
+    lshift = lrun + (lens[0] if masks else 0)
+    masks, lens = masks[1:], lens[1:]
     if len(masks) in _codegen.STRIDE_MOVES:  # written out, as scalar arguments
         moves = len(masks)
         move_args = tuple(v for pair in zip(masks, lens) for v in pair)
@@ -90,7 +94,8 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
     # a short loop takes a task to be a whole stretch
     whole = shape == "blocks" and lchunk == lrun and moves in _codegen.SHORT_MOVES
     short = (t, lchunk) if whole and (t, lchunk) in _codegen.SHORT else None
-    return (shape, moves, short), (1 << t, lrun, lchunk) + move_args + (base_off, ntasks)
+    return (shape, moves, short), (1 << t, lshift, lrun - lchunk, lchunk) + move_args + (
+        base_off, ntasks)
 
 
 def plan(g, dtype, parallel=False):
