@@ -96,11 +96,13 @@ def test_stretches_of_blocks(path, dtype, real, rng):
 
 
 @pytest.mark.parametrize("log_task", [1, 2, 3])
-def test_parallel_loops_split_into_small_tasks(log_task, rng, monkeypatch):
+def test_parallel_loops_split_into_small_tasks(log_task, rng, monkeypatch, request):
     """Tasks of 2, 4 and 8 amplitudes: long stretches and runs split, high targets go to
     the pairs shape, on every target with controls above, below and on both sides."""
     monkeypatch.setattr(threaded, "PARALLEL_THRESHOLD", 0)
     monkeypatch.setattr(stride, "LOG_AMPS_PER_TASK", log_task)
+    stride.layout.cache_clear()  # layouts are cached with the task size they were made for
+    request.addfinalizer(stride.layout.cache_clear)
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
     n = 7
     for name in ("dense", "phase", "swap"):
@@ -112,6 +114,8 @@ def test_parallel_loops_split_into_small_tasks(log_task, rng, monkeypatch):
                 vals = tuple(int(v) for v in rng.integers(0, 2, len(ctrl_locs)))
                 want = KERNELS["subspace"](state.copy(), u, (t,), ctrl_locs, vals)
                 KERNELS["threaded"](state, u, (t,), ctrl_locs, vals)
+                key, args = stride.layout(n, t, ctrl_locs, vals, True)
+                assert args[3] <= max(log_task, t + 1), "tasks of the patched size"
                 np.testing.assert_allclose(state, want, atol=1e-13,
                                            err_msg=f"{name} t={t} ctrl={ctrl_locs}")
 
