@@ -49,27 +49,6 @@ def product(mats):
     return _product(np.ascontiguousarray(mats, dtype=np.complex128))
 
 
-@njit(inline="always")
-def _undo_pair(both, i0, i1, half, w00, w01, w10, w11, diagonal):
-    """W applied to the pair (i0, i1) of both halves; psi's and lambda's amplitudes
-    before it, for R."""
-    a0 = both[i0]
-    a1 = both[i1]
-    c0 = both[half + i0]
-    c1 = both[half + i1]
-    if diagonal:  # a run of Rz and phase: two products per half, not four
-        both[i0] = w00 * a0
-        both[i1] = w11 * a1
-        both[half + i0] = w00 * c0
-        both[half + i1] = w11 * c1
-    else:
-        both[i0] = w00 * a0 + w01 * a1
-        both[i1] = w10 * a0 + w11 * a1
-        both[half + i0] = w00 * c0 + w01 * c1
-        both[half + i1] = w10 * c0 + w11 * c1
-    return a0, a1, np.conj(c0), np.conj(c1)
-
-
 # fastmath: lets LLVM reorder R's four sums (rounding-level changes; the states are finite,
 # the angles having been checked): 70 against 90 us per pass at n = 14 here. An
 # uncontrolled run (every QCBM run) takes the packed-SIMD pass of :mod:`_sweep_simd`
@@ -97,12 +76,19 @@ def _pass(both, q, w, cmask, cval):
         for i0 in range(base, base + s):
             if (i0 & cmask) != cval:
                 continue
-            a0, a1, c0, c1 = _undo_pair(both, i0, i0 + s, half, w00, w01, w10, w11,
-                                        diagonal)
-            r00 += a0 * c0
-            r01 += a0 * c1
-            r10 += a1 * c0
-            r11 += a1 * c1
+            i1 = i0 + s
+            a0, a1, c0, c1 = both[i0], both[i1], both[half + i0], both[half + i1]
+            r00 += a0 * np.conj(c0)
+            r01 += a0 * np.conj(c1)
+            r10 += a1 * np.conj(c0)
+            r11 += a1 * np.conj(c1)
+            if diagonal:  # a run of Rz and phase: two products per half, not four
+                both[i0], both[i1] = w00 * a0, w11 * a1
+                both[half + i0], both[half + i1] = w00 * c0, w11 * c1
+            else:
+                both[i0], both[i1] = w00 * a0 + w01 * a1, w10 * a0 + w11 * a1
+                both[half + i0] = w00 * c0 + w01 * c1
+                both[half + i1] = w10 * c0 + w11 * c1
     r[0, 0], r[0, 1], r[1, 0], r[1, 1] = r00, r01, r10, r11
     return r
 
