@@ -48,7 +48,7 @@ PROFILES = {
         "call_qubits": [4, 12],
         "circuit_qubits": [4, 8, 12, 16],
         "peer_circuit_qubits": [12],
-        "thread_qubits": [16, 20, 22],
+        "thread_qubits": [16, 18, 20, 22],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
         "complex64_circuit_qubits": [12],

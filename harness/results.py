@@ -35,13 +35,22 @@ def table(res, key):
     """{param tuple: statistic} for one benchmark; the minimum of the recorded samples
     where asv kept them (``--record-samples``), else asv's own value. Failed or skipped
     combinations are left out."""
+    return {combo: min(sample) if sample else value
+            for combo, value, sample in _rows(res, key)}
+
+
+def samples(res, key):
+    """{param tuple: [every recorded sample, all rounds]} for one benchmark; asv's own
+    value alone where it kept no samples. Failed or skipped combinations are left out."""
+    return {combo: list(sample) if sample else [value] for combo, value, sample in _rows(res, key)}
+
+
+def _rows(res, key):
+    """(param tuple, asv's value, recorded samples or None) per combination that ran."""
     params = res.get_result_params(key)
     values = res.get_result_value(key, params)
-    samples = res.get_result_samples(key, params)
-    out = {}
-    for combo, value, sample in zip(itertools.product(*params), values, samples):
+    recorded = res.get_result_samples(key, params)
+    for combo, value, sample in zip(itertools.product(*params), values, recorded):
         if value is None or value != value:  # None or NaN: failed or skipped
             continue
-        stat = min(sample) if sample else value
-        out[tuple(ast.literal_eval(p) for p in combo)] = stat
-    return out
+        yield tuple(ast.literal_eval(p) for p in combo), value, sample

@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 from harness import profiles  # noqa: E402
 from harness.ad import backends as ad_backends, validate as ad_validate  # noqa: E402
 from harness.timing import best_seconds  # noqa: E402
+from ._once import setup_once  # noqa: E402
 from kernels.ad.problems import PROBLEMS  # noqa: E402
 
 PROFILE = profiles.current()
@@ -82,5 +83,6 @@ class Suite:
     repeat = (1, 5, 0.25)  # at most 5 samples or ~0.25 s per combination
     warmup_time = WARMUP
 
+    @setup_once
     def setup(self, case, backend):
         self.runner = prepare(case, backend)

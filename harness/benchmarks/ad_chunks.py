@@ -3,6 +3,7 @@ partials of 1, 2, 4, ... up to all n inputs carried per pass over f, and with th
 engine's own choice ("default"), on the profile's ``ad_chunk_sizes`` cases."""
 
 from ._ad_setup import Suite, cases, prepare, problem_args
+from ._once import setup_once
 
 import numpy as np
 
@@ -27,6 +28,7 @@ class ForwardChunk(Suite):
     params = (CASES, chunks(CASES))
     param_names = ["case", "chunk"]
 
+    @setup_once
     def setup(self, case, chunk):
         if chunk != "default":
             problem, args = problem_args(case)

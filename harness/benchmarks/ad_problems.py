@@ -6,6 +6,7 @@ peers, one thread, float64, the same arguments for all.
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
 from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, prepare, sizes
+from ._once import setup_once
 
 from harness.ad.backends import compiling_names
 from harness.timing import interleaved_ratio
@@ -58,6 +59,7 @@ class Objective(Suite):
 
     params = (cases(), OBJECTIVES)
 
+    @setup_once
     def setup(self, case, backend):
         self.runner = prepare(case, "manual" if backend == "numpy" else backend)
 

@@ -3,6 +3,7 @@ thread: time per circuit and the peak memory of a run."""
 
 from ._setup import (BACKENDS, PROFILE, SEED, Suite, check_size,  # first: pins threads
                      complex64_backends, qubits)
+from ._once import setup_once
 
 import numpy as np
 
@@ -26,6 +27,7 @@ class Circuit(Suite):
     # seconds per circuit, and the minimum settles in a few samples
     repeat = (1, 5, 4.0)
 
+    @setup_once
     def setup(self, circuit, n, backend):
         if backend == "naive" and n > NAIVE_CIRCUIT_QUBITS:
             raise NotImplementedError(
@@ -49,6 +51,7 @@ class CircuitComplex64(Suite):
     timeout = 600
     repeat = Circuit.repeat
 
+    @setup_once
     def setup(self, circuit, n, backend):
         self.prepare(backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}",
                      precision="complex64")

@@ -4,6 +4,7 @@ the kernels and peers that offer it."""
 
 from ._setup import (BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,  # first: pins threads
                      complex64_backends, prepare, qubits)
+from ._once import setup_once
 
 import numpy as np
 
@@ -30,6 +31,7 @@ class Gate(Suite):
     params = (list(GATES), qubits("gate_qubits"), BACKENDS)
     param_names = ["gate", "n", "backend"]
 
+    @setup_once
     def setup(self, gate, n, backend):
         check_size("gate_qubits", n, backend)
         self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}")
@@ -47,6 +49,7 @@ class GateComplex64(Suite):
     params = (GATES_64, PROFILE["complex64_qubits"], complex64_backends())
     param_names = ["gate", "n", "backend"]
 
+    @setup_once
     def setup(self, gate, n, backend):
         self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}", precision="complex64")
 
@@ -64,6 +67,7 @@ class GateCall:
     rounds = ROUNDS
     repeat = (1, 10, 2.0)
 
+    @setup_once
     def setup(self, gate, n, kernel):
         inst = GATES[gate]
         self.args = (inst.matrix, inst.locs, inst.ctrl_locs, inst.ctrl_vals or None)

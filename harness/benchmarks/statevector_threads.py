@@ -2,16 +2,22 @@
 thread counts, against the serial stride kernel as the one-thread baseline."""
 
 from ._setup import PROFILE, Suite, check_size, thread_backends  # first: pins threads
+from ._once import setup_once
 from .statevector_gates import GATES
 
 from harness.threads import max_threads
 
 
 class GateThreads(Suite):
-    params = (["X", "H", "CNOT"], PROFILE["thread_qubits"], thread_backends(),
+    params = (["X", "H", "Rx", "CNOT"], PROFILE["thread_qubits"], thread_backends(),
               list(range(1, max_threads() + 1)))
     param_names = ["gate", "n", "backend", "threads"]
+    # Every sample is one call (asv_runner times calls one by one): up to 300 of them or
+    # ~1 s per process, so the table can show the spread and count the outliers that a
+    # 2-thread call on 2 cores meets when the scheduler takes a core away.
+    repeat = (30, 300, 1.0)
 
+    @setup_once
     def setup(self, gate, n, backend, threads):
         if backend == "stride" and threads > 1:
             raise NotImplementedError("stride is serial; it is the one-thread baseline")

@@ -19,6 +19,8 @@ from harness.timing import interleaved_ratio  # noqa: E402
 from harness.variational import backends, validate  # noqa: E402
 from kernels import variational  # noqa: E402
 
+from ._once import setup_once  # noqa: E402
+
 PROFILE = profiles.current()
 SEED = 20200909  # Jones and Gacon's adjoint-method preprint
 DEPTH = 9
@@ -55,6 +57,7 @@ class Suite:
 class Gradient(Suite):
     params = (QUBITS, BACKENDS)
 
+    @setup_once
     def setup(self, n, backend):
         check_size(n, backend)
         p, theta = problem(n)
@@ -84,6 +87,7 @@ class Gradient(Suite):
 class Energy(Suite):
     params = (QUBITS, ENERGIES)
 
+    @setup_once
     def setup(self, n, backend):
         check_size(n, backend)
         p, theta = problem(n)

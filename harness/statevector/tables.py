@@ -3,6 +3,8 @@
 the memory yardsticks, thread scaling, and the cost of the plain kernel call against a
 prepared gate."""
 
+import statistics
+
 from harness import ids, results
 from harness.timing import format_seconds
 
@@ -94,16 +96,42 @@ def bandwidth(res, min_qubits=20):
     return "\n".join(lines)
 
 
+#: A call slower than this many medians of its own case is counted as an outlier.
+OUTLIER = 1.5
+#: A case whose median is this far above its minimum is flagged as unsteady.
+UNSTEADY = 1.25
+
+
 def thread_scaling(res):
-    data = results.table(res, ids.THREADS_TIME)
-    lines = ["| gate | n | backend | threads | time | speed-up vs 1 thread |",
-             "|---|---|---|---|---|---|"]
-    for (gate, n, backend, t), v in sorted(data.items()):
-        one = data.get((gate, n, backend, 1))
-        if one is not None:
-            lines.append(f"| {gate} | {n} | {backend} | {t} | {format_seconds(v)} "
-                         f"| {one / v:.2f} |")
+    """Per gate, n, backend and thread count: the spread of the single calls asv timed
+    (minimum, median, 90th percentile, outliers) and the speed-up over the same backend
+    on one thread by both minimum and median, so a reader sees when they disagree."""
+    data = results.samples(res, ids.THREADS_TIME)
+    lines = [f"Each case's calls are timed one by one. Outliers: calls over {OUTLIER}x the "
+             f"median. `!`: the median is over {UNSTEADY}x the minimum, or over 5% of the "
+             "calls are outliers; read its speed-ups with care.", "",
+             "| gate | n | backend | threads | calls | min | median | p90 | outliers "
+             "| speed-up (min) | speed-up (median) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    spread = {case: _spread(times) for case, times in data.items()}
+    for (gate, n, backend, t), (low, mid, p90, slow) in sorted(spread.items()):
+        one = spread.get((gate, n, backend, 1))
+        if one is None:
+            continue
+        calls = len(data[(gate, n, backend, t)])
+        flag = " !" if mid > UNSTEADY * low or slow > 0.05 * calls else ""
+        lines.append(f"| {gate} | {n} | {backend} | {t} | {calls} | {format_seconds(low)} "
+                     f"| {format_seconds(mid)} | {format_seconds(p90)} | {slow}{flag} "
+                     f"| {one[0] / low:.2f} | {one[1] / mid:.2f} |")
     return "\n".join(lines)
+
+
+def _spread(times):
+    """(minimum, median, 90th percentile, number of outliers) of one case's samples."""
+    ordered = sorted(times)
+    mid = statistics.median(ordered)
+    p90 = ordered[min(len(ordered) - 1, (9 * len(ordered)) // 10)]
+    return ordered[0], mid, p90, sum(t > OUTLIER * mid for t in ordered)
 
 
 def call_overhead(res):

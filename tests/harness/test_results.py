@@ -43,3 +43,19 @@ def test_no_results_is_a_clear_error(tmp_path):
     import pytest
     with pytest.raises(FileNotFoundError, match="make bench"):
         results.latest(tmp_path)
+
+
+def test_thread_table_shows_the_spread_and_flags_unsteady_cases(tmp_path):
+    res = fake_results.new_results(tmp_path, "box")
+    steady = [10e-6] * 18 + [11e-6, 12e-6]
+    # one call in four loses a core for a scheduler tick: the minimum hides it
+    unsteady = [5e-6] * 15 + [4e-3] * 5
+    fake_results.add(res, ids.THREADS_TIME, [["'X'"], ["16"], ["'threaded'"], ["1", "2"]],
+                     [10e-6, 5e-6], samples=[steady, unsteady])
+    res.save(str(tmp_path))
+    _, res = results.latest(tmp_path, "box")
+    assert results.samples(res, ids.THREADS_TIME)[("X", 16, "threaded", 2)] == unsteady
+    rows = [line for line in tables.thread_scaling(res).splitlines() if line.startswith("| X")]
+    # min, median, p90, outliers (over 1.5x the median), speed-up by min and by median
+    assert rows == ["| X | 16 | threaded | 1 | 20 | 10 us | 10 us | 11 us | 0 | 1.00 | 1.00 |",
+                    "| X | 16 | threaded | 2 | 20 | 5 us | 5 us | 4 ms | 5 ! | 2.00 | 2.00 |"]
