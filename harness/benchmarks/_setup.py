@@ -91,7 +91,8 @@ class Suite:
 
     timeout = 300
     rounds = ROUNDS
-    repeat = (1, 10, 4.0)  # at most 10 samples or ~4 s per combination
+    # asv_runner times one call per sample: up to 100 calls or ~0.5 s per combination
+    repeat = (1, 100, 0.5)
 
     def prepare(self, backend, n, instructions, **options):
         self.backend, self.program, self.state = prepare(backend, n, instructions, **options)

@@ -23,9 +23,9 @@ class Circuit(Suite):
     params = (list(CIRCUITS), qubits("circuit_qubits"), BACKENDS)
     param_names = ["circuit", "n", "backend"]
     timeout = 600
-    # at most 5 samples or ~4 s per combination: the slow reference backends take
-    # seconds per circuit, and the minimum settles in a few samples
-    repeat = (1, 5, 4.0)
+    # up to 20 circuits or ~1 s per combination: the slow reference backends take
+    # seconds per circuit (one is enough to place them)
+    repeat = (1, 20, 1.0)
 
     @setup_once
     def setup(self, circuit, n, backend):

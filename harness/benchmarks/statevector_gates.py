@@ -65,7 +65,7 @@ class GateCall:
     param_names = ["gate", "n", "kernel"]
     timeout = 300
     rounds = ROUNDS
-    repeat = (1, 10, 2.0)
+    repeat = Suite.repeat
 
     @setup_once
     def setup(self, gate, n, kernel):
