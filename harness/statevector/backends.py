@@ -14,7 +14,7 @@ run on the same rounded amplitudes.
 import numpy as np
 
 from harness.errors import Unavailable
-from kernels.statevector import KERNELS
+from kernels.statevector import KERNELS, states
 from kernels.statevector.prepared import prepare
 
 #: precision name -> amplitude dtype; complex128 is the default everywhere.
@@ -31,7 +31,9 @@ class KernelBackend:
         pass
 
     def load(self, vec):
-        return vec.astype(self.dtype)
+        # a copy on a cache line: a kernel's state is allocated by us (states.py), as a
+        # peer's is by the peer
+        return states.aligned(vec, self.dtype)
 
     def program(self, instructions, n):
         # Each gate checked and planned once, as a qulacs gate object is built once: the

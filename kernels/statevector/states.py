@@ -1,5 +1,6 @@
 """State allocation with a memory check first, so that an impossible size is refused with
-a clear message instead of a MemoryError (or the OOM killer) halfway through."""
+a clear message instead of a MemoryError (or the OOM killer) halfway through, and on a
+cache-line boundary, where the SIMD kernels run fastest."""
 
 import os
 
@@ -38,10 +39,42 @@ def check_fits(n, dtype=np.complex128, copies=1):
             f"2**{n} {np.dtype(dtype).name}) needs {_fmt(need)}, only {_fmt(have)} available")
 
 
+#: Byte alignment of the states allocated here: one cache line. The SIMD kernels move
+#: 64-byte vectors; at malloc's 16-byte alignment every vector straddles two lines, and a
+#: gate that changes every other line (CNOT 2 -> 1) touches all of them: 1.5x slower at
+#: 14 and 16 qubits. The kernels take any contiguous array; these are just faster.
+ALIGNMENT = 64
+
+
+def empty(size, dtype=np.complex128):
+    """An uninitialised 1-D array of ``size`` elements whose first element starts on a
+    cache line (:data:`ALIGNMENT`)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(size) * dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ALIGNMENT
+    return raw[start:start + nbytes].view(dtype)
+
+
+def zeros(size, dtype=np.complex128):
+    """:func:`empty`, filled with zeros."""
+    out = empty(size, dtype)
+    out.fill(0)
+    return out
+
+
+def aligned(vec, dtype=None):
+    """A copy of the 1-D array ``vec`` (as ``dtype``, default its own) on a cache line."""
+    vec = np.asarray(vec)
+    out = empty(vec.size, vec.dtype if dtype is None else dtype)
+    out[...] = vec.reshape(-1)
+    return out
+
+
 def zero_state(n, dtype=np.complex128):
     """|0...0> on n qubits."""
     check_fits(n, dtype)
-    state = np.zeros(1 << n, dtype=dtype)
+    state = zeros(1 << n, dtype)
     state[0] = 1
     return state
 
@@ -50,6 +83,8 @@ def random_state(n, rng, dtype=np.complex128):
     """A normalised random state from the generator ``rng`` (np.random.default_rng(seed))."""
     check_fits(n, dtype, copies=2)
     dim = 1 << n
-    state = rng.standard_normal(dim) + 1j * rng.standard_normal(dim)
+    state = empty(dim)
+    state.real = rng.standard_normal(dim)  # the real parts drawn first, then the imaginary
+    state.imag = rng.standard_normal(dim)
     state /= np.linalg.norm(state)
-    return state.astype(dtype, copy=False)
+    return state if np.dtype(dtype) == state.dtype else aligned(state, dtype)

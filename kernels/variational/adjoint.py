@@ -27,7 +27,7 @@ def gradient(problem, theta):
     n = problem.n
     half = 1 << n
     states.check_fits(n + 1)  # psi and lambda, side by side
-    both = np.zeros(2 * half, dtype=np.complex128)
+    both = states.zeros(2 * half)
     psi = both[:half]
     psi[0] = 1
     fused.run(plan, rotations, psi)
