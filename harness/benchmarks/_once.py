@@ -21,13 +21,12 @@ def setup_once(setup):
 
     @functools.wraps(setup)
     def run_once(self, *params):
-        if self.__dict__.get("_set_up_for", _NONE) == params:
+        if self.__dict__.get("_set_up_for") == params:  # params is a tuple, never None
             return
+        # forgotten first: a setup that raises halfway leaves no stale claim behind
         self.__dict__.pop("_set_up_for", None)
         setup(self, *params)
         self._set_up_for = params
 
     return run_once
 
-
-_NONE = object()

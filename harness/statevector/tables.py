@@ -100,6 +100,8 @@ def bandwidth(res, min_qubits=20):
 OUTLIER = 1.5
 #: A case whose median is this far above its minimum is flagged as unsteady.
 UNSTEADY = 1.25
+#: ... or whose outliers are more than this share of its calls.
+OUTLIER_SHARE = 0.05
 
 
 def thread_scaling(res):
@@ -108,8 +110,8 @@ def thread_scaling(res):
     on one thread by both minimum and median, so a reader sees when they disagree."""
     data = results.samples(res, ids.THREADS_TIME)
     lines = [f"Each case's calls are timed one by one. Outliers: calls over {OUTLIER}x the "
-             f"median. `!`: the median is over {UNSTEADY}x the minimum, or over 5% of the "
-             "calls are outliers; read its speed-ups with care.", "",
+             f"median. `!`: the median is over {UNSTEADY}x the minimum, or over "
+             f"{OUTLIER_SHARE:.0%} of the calls are outliers; read its speed-ups with care.", "",
              "| gate | n | backend | threads | calls | min | median | p90 | outliers "
              "| speed-up (min) | speed-up (median) |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -119,7 +121,7 @@ def thread_scaling(res):
         if one is None:
             continue
         calls = len(data[(gate, n, backend, t)])
-        flag = " !" if mid > UNSTEADY * low or slow > 0.05 * calls else ""
+        flag = " !" if mid > UNSTEADY * low or slow > OUTLIER_SHARE * calls else ""
         lines.append(f"| {gate} | {n} | {backend} | {t} | {calls} | {format_seconds(low)} "
                      f"| {format_seconds(mid)} | {format_seconds(p90)} | {slow}{flag} "
                      f"| {one[0] / low:.2f} | {one[1] / mid:.2f} |")
