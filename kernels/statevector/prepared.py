@@ -8,17 +8,10 @@ import numpy as np
 
 from . import cuda, loop, naive, stride, subspace, threaded, unrolled
 from ._plan import require_numba_dtype_of
-from ._validate import check_gate
+from ._validate import check_gate_on
 
 _MODULES = {"naive": naive, "subspace": subspace, "loop": loop, "unrolled": unrolled,
             "stride": stride, "threaded": threaded, "cuda": cuda}
-
-
-class _Shape:
-    """Stands in for a state of n qubits when checking a gate before any state exists."""
-
-    def __init__(self, n):
-        self.shape = (1 << n,)
 
 
 def prepare(name, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.complex128):
@@ -29,13 +22,22 @@ def prepare(name, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.comple
         raise ValueError(f"unknown kernel {name!r}; known: {sorted(_MODULES)}")
     module = _MODULES[name]
     dtype = np.dtype(dtype)
-    g = check_gate(_Shape(n), matrix, locs, ctrl_locs, ctrl_vals)
-    shape = (1 << n,)
+    if int(n) != n or n < 1:
+        raise ValueError(f"n must be a positive number of qubits, got {n!r}")
+    g = check_gate_on(int(n), matrix, locs, ctrl_locs, ctrl_vals, dtype)
+    shape = (1 << int(n),)
 
     def check(state):
-        if state.shape != shape or state.dtype != dtype:
-            raise ValueError(f"state must have shape {shape} and dtype {dtype} as prepared, "
-                             f"got {state.shape} {state.dtype}")
+        try:
+            flags = state.flags
+            ok = state.shape == shape and state.dtype == dtype and flags.c_contiguous
+            ok = ok and getattr(flags, "writeable", True)
+        except AttributeError:
+            ok = False
+        if not ok:
+            raise ValueError(f"state must be a contiguous, writeable array of shape {shape} "
+                             f"and dtype {dtype} as prepared, got "
+                             f"{_describe(state)}")
 
     if hasattr(module, "plan"):  # the numba kernels: the loop and its arguments, bound now
         require_numba_dtype_of(name, dtype)
@@ -52,3 +54,14 @@ def prepare(name, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.comple
             check(state)
             return kernel(state, m, targets, ctrls, vals)
     return apply
+
+
+def _describe(state):
+    shape, dtype = getattr(state, "shape", None), getattr(state, "dtype", None)
+    if shape is None or dtype is None:
+        return type(state).__name__
+    flags = getattr(state, "flags", None)
+    extra = [] if flags is None else (
+        (["not contiguous"] if not flags.c_contiguous else [])
+        + (["read-only"] if not getattr(flags, "writeable", True) else []))
+    return " ".join([str(shape), str(dtype), *extra])
