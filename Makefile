@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
-EXTRAS ?= peers,dev
+EXTRAS ?= peers,circuits,dev
 
 .PHONY: setup test lint quick bench report publish preview validate threshold gate calibrate clean
 
