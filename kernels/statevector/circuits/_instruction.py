@@ -1,4 +1,4 @@
-"""Circuits as plain lists of :class:`Instruction`, runnable by any kernel or adapter.
+"""One gate of a circuit, and the builders of named gates.
 
 An instruction carries the kernel arguments (matrix, locs, controls) plus the gate's name
 and parameters, so that an adapter can use a tool's own named gate where it has one.
@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import gates
+from .. import gates
 
 
 class Instruction(NamedTuple):
@@ -60,37 +60,6 @@ def swap(a, b):
 
 def dense(matrix, *locs):
     return Instruction("dense", np.asarray(matrix, dtype=np.complex128), tuple(locs))
-
-
-def qcbm(n, rng, depth=9):
-    """The quantum circuit Born machine of the qulacs/Yao benchmarks: ``depth`` layers of
-    rotations (Rx Rz first, Rz Rx last, Rz Rx Rz between), each layer but the last
-    followed by a ring of CNOTs (i -> i+1 mod n). Angles come from ``rng``."""
-    circuit = []
-    for layer in range(depth):
-        if layer == 0:
-            names = ("Rx", "Rz")
-        elif layer == depth - 1:
-            names = ("Rz", "Rx")
-        else:
-            names = ("Rz", "Rx", "Rz")
-        for q in range(n):
-            for name in names:
-                circuit.append(gate(name, q, theta=rng.uniform(0, 2 * np.pi)))
-        if layer < depth - 1 and n > 1:
-            circuit.extend(cnot(q, (q + 1) % n) for q in range(n))
-    return circuit
-
-
-def qft(n):
-    """The quantum Fourier transform: H and controlled phases, then the qubit reversal."""
-    circuit = []
-    for q in reversed(range(n)):
-        circuit.append(gate("H", q))
-        for c in reversed(range(q)):
-            circuit.append(gate("phase", q, ctrl=(c,), theta=np.pi / (1 << (q - c))))
-    circuit.extend(swap(q, n - 1 - q) for q in range(n // 2))
-    return circuit
 
 
 def run(kernel, state, circuit):
