@@ -3,10 +3,25 @@
 
 An instruction carries the kernel arguments (matrix, locs, controls) plus the gate's name
 and parameters, so that an adapter can use a tool's own named gate where it has one.
+``LIBRARY[name](n, rng)`` builds the library's circuits (cuQuantum's benchmark set and
+QCBM); the builders below take their parameters explicitly.
 """
 
 from ._instruction import Instruction, cnot, cz, dense, gate, run, swap, toffoli
-from ._library import qcbm, qft
+from ._library import (
+    ghz,
+    hidden_shift,
+    iqft,
+    qaoa,
+    qcbm,
+    qft,
+    qpe,
+    quantum_volume,
+    random_circuit,
+    simon,
+)
+from ._registry import LIBRARY, LibraryCircuit
 
-__all__ = ["Instruction", "cnot", "cz", "dense", "gate", "qcbm", "qft", "run", "swap",
-           "toffoli"]
+__all__ = ["LIBRARY", "Instruction", "LibraryCircuit", "cnot", "cz", "dense", "gate", "ghz",
+           "hidden_shift", "iqft", "qaoa", "qcbm", "qft", "qpe", "quantum_volume",
+           "random_circuit", "run", "simon", "swap", "toffoli"]
