@@ -215,9 +215,9 @@ def test_hidden_shift_entries_reveal_the_shift_they_were_built_from(n, seed):
     assert [key(i) for i in circuit] == [key(i) for i in circuits.hidden_shift(shift)]
 
 
-@pytest.mark.parametrize("t", range(1, 6))
+@pytest.mark.parametrize("t", range(1, 7))
 def test_qpe_of_an_exact_phase_writes_its_bits_in_the_counting_register(t):
-    for k in range(1 << t):
+    for k in range(0, 1 << t, 1 if t < 5 else 7):    # every k up to 4 counting qubits
         out = run_naive(circuits.qpe(t, k / (1 << t)), zero_state(t + 1))
         # counting register = k, eigenstate qubit t = |1>; amplitude 1, phase included
         assert out[k + (1 << t)] == pytest.approx(1, abs=1e-12)
