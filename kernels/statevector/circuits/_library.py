@@ -46,7 +46,6 @@ def qft(n):
     return circuit
 
 
-
 def _inverse_fourier(qubits):
     """The inverse of :func:`qft` on ``qubits`` (their order: the first is the low bit):
     the reversal first, then each step of the QFT undone in reverse order."""
