@@ -3,9 +3,13 @@ NVIDIA cuQuantum's benchmark suite plus QCBM (docs/architecture.md, "Circuits").
 
 Each entry checks n (an integer at least its minimum, even where the definition needs
 it) and draws whatever its definition leaves random (a secret, a graph, angles, unitaries)
-from ``rng`` alone, so the same seed gives the same circuit. cuQuantum draws some of these
-from the global ``random`` module or fixes them (QPE's phase, QAOA's complete graph);
-here they come from ``rng``.
+from ``rng`` alone, so the same seed gives the same circuit. Where cuQuantum fixes a
+choice or draws it from the global ``random`` module, it comes from ``rng`` here: QPE's
+phase (cuQuantum: 1/6 of a turn), QAOA's graph (cuQuantum: the complete graph) and angles,
+the random circuit's gate choices, the secrets. Other differences, on purpose: QV has n
+layers (the quantum volume definition; cuQuantum uses 30) of SU(4) blocks; Simon's final
+Hadamards are in the circuit (cuQuantum adds them only when it measures); QPE's counting
+qubit j controls U^(2^j) (cuQuantum's folded variant applies U^(j+1)).
 """
 
 import numbers
@@ -81,7 +85,9 @@ def _qaoa(n, rng):
     return lib.qaoa(n, edges, float(gamma), float(beta))
 
 
-_CUQ = "cuQuantum benchmarks/nv_quantum_benchmarks/benchmarks/"
+# the benchmark definitions of NVIDIA/cuQuantum: benchmarks/nv_quantum_benchmarks/benchmarks/
+# (and the older benchmarks/cuquantum_benchmarks/benchmarks/, same file names)
+_CUQ = "cuQuantum benchmarks, "
 
 _ENTRIES = [
     LibraryCircuit(
@@ -100,7 +106,7 @@ _ENTRIES = [
     LibraryCircuit(
         "ghz", lambda n, rng: lib.ghz(n), 2, False, "a GHZ state entangles two qubits or more",
         "GHZ state preparation: H, then a chain of CNOTs",
-        "cuquantum_benchmarks/benchmarks/ghz.py"),
+        _CUQ + "ghz.py"),
     LibraryCircuit(
         "simon", lambda n, rng: lib.simon(_nonzero_bits(n // 2, rng)), 4, True,
         "n/2 input and n/2 output qubits; the oracle swaps two output qubits",
@@ -110,7 +116,7 @@ _ENTRIES = [
         "hidden_shift", lambda n, rng: lib.hidden_shift(rng.integers(0, 2, n)), 2, True,
         "the bent function pairs the qubits",
         "hidden shift algorithm for a random shift of the bent function sum x_2i x_2i+1: "
-        "H, X, CZ layers", "cuquantum_benchmarks/benchmarks/hidden_shift.py"),
+        "H, X, CZ layers", _CUQ + "hidden_shift.py"),
     LibraryCircuit(
         "qaoa", _qaoa, 2, False, "a graph needs an edge",
         "QAOA p = 1 for MaxCut on a random G(n, 1/2) graph, random angles: H, "
@@ -124,7 +130,7 @@ _ENTRIES = [
         "qv", lambda n, rng: lib.quantum_volume(n, rng), 2, False,
         "random SU(4) blocks on pairs",
         "quantum volume: n layers of Haar-random SU(4) blocks (dense) on random qubit pairs",
-        "cuquantum_benchmarks/benchmarks/quantum_volume.py"),
+        _CUQ + "quantum_volume.py"),
     LibraryCircuit(
         "random", lambda n, rng: lib.random_circuit(n, rng), 1, False, "one qubit or more",
         "random circuit of depth n: each layer covers the qubits with random H, X, Rx, Ry, "
