@@ -1,21 +1,11 @@
 """What every figure shares: the Agg backend (reports are built on machines with no screen),
-one colour per backend across all figures, and saving."""
+a grid of panels, and saving; each backend's colour and marker are :mod:`reports.palette`'s."""
 
 import matplotlib
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
-
-# fixed colours, so that a backend looks the same in every figure of the page
-_PALETTE = plt.get_cmap("tab10").colors
-_KNOWN = ("naive", "subspace", "loop", "unrolled", "stride", "threaded", "cuda", "qulacs")
-
-
-def colour(backend):
-    if backend in _KNOWN:
-        return _PALETTE[_KNOWN.index(backend)]
-    return _PALETTE[sum(map(ord, str(backend))) % len(_PALETTE)]
 
 
 def grid(count, width=4.8, height=3.6):

@@ -1,14 +1,15 @@
-"""Builds reports/out/ from the latest asv results: each figure and table needs some
-benchmarks; one whose benchmarks have no results is named on stdout and on the page
-instead of breaking the rest."""
+"""Builds reports/out/ from the latest asv results: the headline, then each figure and
+table, which needs some benchmarks; one whose benchmarks have no results is named on
+stdout and on the page instead of breaking the rest."""
 
 from pathlib import Path
 
 from harness import ids, results
 from harness.ad import tables as ad_tables
 from harness.statevector import tables as sv_tables
+from harness.tables import takes_settings
 from harness.variational import tables as var_tables
-from reports import figures_ad, figures_variational, machine, page
+from reports import figures_ad, figures_variational, machine, page, palette
 from reports import figures_statevector as sv
 
 OUT = Path(__file__).resolve().parent / "out"
@@ -19,41 +20,53 @@ def _all_gates(res):
 
 
 # (heading, [(kind, name, title, function, benchmarks it needs)]); kind "figure": the
-# function writes PNGs and returns [(caption, file)]; "table": it returns Markdown,
-# written to name.md
+# function writes PNGs and returns [(caption, file)], shown under the title; "table": it
+# returns Markdown, written to name.md. A function with a ``settings`` keyword gets the
+# results' settings map, to mark results measured with different settings.
+_settings = sv_tables.with_settings
 SECTIONS = (
     ("State vector: gates", [
-        ("figure", "gates", "gate figures", sv.gate_figures, [ids.GATE_TIME]),
+        ("figure", "gates", "Time per gate against n, relative to qulacs and absolute",
+         sv.gate_figures, [ids.GATE_TIME]),
         ("table", "gate_ratios", "Best own kernel vs qulacs (minimum time, one thread)",
          lambda res: sv_tables.gate_ratios(res, gates=_all_gates(res)), [ids.GATE_TIME]),
         ("table", "peer_ratios", "Best own kernel / each peer per gate and n (minimum "
          "times, one thread; below 1: ours is faster)", sv_tables.peer_ratios, [ids.GATE_TIME]),
         ("table", "gate_ranking", "Who is fastest: every backend per gate at the largest n",
-         sv_tables.ranking, [ids.GATE_TIME]),
+         _settings(sv_tables.ranking), [ids.GATE_TIME]),
         ("table", "call_overhead", "Cost of the plain kernel call", sv_tables.call_overhead,
          [ids.GATE_CALL, ids.GATE_TIME]),
     ]),
     ("State vector: circuits", [
+        ("table", "circuit_ranking", "Who is fastest: every backend per circuit at the "
+         "largest n", _settings(sv_tables.ranking, ids.CIRCUIT_TIME, "circuit"),
+         [ids.CIRCUIT_TIME]),
+        ("figure", "circuits", "Circuit x backend: time / fastest at each circuit's largest n",
+         sv.circuit_figure, [ids.CIRCUIT_TIME]),
+        ("table", "circuit_over_fastest", "Circuit x backend: time / fastest at each "
+         "circuit's largest n, complex128", _settings(sv_tables.time_over_fastest,
+                                                      ids.CIRCUIT_TIME), [ids.CIRCUIT_TIME]),
+        ("table", "circuit64_over_fastest", "Circuit x backend: time / fastest at each "
+         "circuit's largest n, complex64", _settings(sv_tables.time_over_fastest,
+                                                     ids.CIRCUIT64_TIME), [ids.CIRCUIT64_TIME]),
         ("table", "circuit_ratios", "Best own kernel / each peer per circuit and n",
          lambda res: sv_tables.peer_ratios(res, ids.CIRCUIT_TIME, "circuit"),
-         [ids.CIRCUIT_TIME]),
-        ("table", "circuit_ranking", "Who is fastest: every backend per circuit at the "
-         "largest n", lambda res: sv_tables.ranking(res, ids.CIRCUIT_TIME, "circuit"),
          [ids.CIRCUIT_TIME]),
     ]),
     ("State vector: complex64", [
         ("table", "complex64_ranking", "Who is fastest in complex64, per gate at the "
-         "largest n", lambda res: sv_tables.ranking(res, ids.GATE64_TIME), [ids.GATE64_TIME]),
+         "largest n", _settings(sv_tables.ranking, ids.GATE64_TIME), [ids.GATE64_TIME]),
         ("table", "complex64_circuit_ranking", "Who is fastest in complex64, per circuit at "
-         "the largest n", lambda res: sv_tables.ranking(res, ids.CIRCUIT64_TIME, "circuit"),
+         "the largest n", _settings(sv_tables.ranking, ids.CIRCUIT64_TIME, "circuit"),
          [ids.CIRCUIT64_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
-        ("figure", "bandwidth", "bandwidth figure", sv.bandwidth_figure,
+        ("figure", "bandwidth", "Effective bandwidth against n", sv.bandwidth_figure,
          [ids.GATE_TIME, ids.INPLACE_BANDWIDTH]),
         ("table", "bandwidth", "Effective bandwidth", sv_tables.bandwidth,
          [ids.GATE_TIME, ids.COPY_BANDWIDTH, ids.INPLACE_BANDWIDTH]),
-        ("figure", "threads", "thread-scaling figure", sv.threads_figure, [ids.THREADS_TIME]),
+        ("figure", "threads", "Speed-up against threads", sv.threads_figure,
+         [ids.THREADS_TIME]),
         ("table", "thread_scaling", "Thread scaling", sv_tables.thread_scaling, [ids.THREADS_TIME]),
     ]),
     ("Automatic differentiation", [
@@ -70,7 +83,7 @@ SECTIONS = (
          ad_tables.ad_vs_manual, [ids.AD_VS_MANUAL]),
         ("table", "ad_objectives", "Objective time per backend", ad_tables.ad_objectives,
          [ids.AD_OBJECTIVE]),
-        ("figure", "ad_chunks", "chunk-sweep figure", figures_ad.chunk_figure,
+        ("figure", "ad_chunks", "Gradient time against chunk", figures_ad.chunk_figure,
          [ids.AD_CHUNK]),
         ("table", "ad_chunks", "Forward mode's chunk sweep", ad_tables.ad_chunks,
          [ids.AD_CHUNK]),
@@ -78,7 +91,7 @@ SECTIONS = (
          [ids.AD_GRADIENT, ids.AD_SLOWDOWN]),
     ]),
     ("Variational circuits: gradients through the simulator", [
-        ("figure", "variational_gradient", "gradient-time figure",
+        ("figure", "variational_gradient", "Gradient time against n",
          figures_variational.gradient_figure, [ids.VARIATIONAL_GRADIENT]),
         ("table", "variational_ratio", "Gradient / energy (one process; lower is better)",
          var_tables.ratios, [ids.VARIATIONAL_RATIO]),
@@ -86,7 +99,8 @@ SECTIONS = (
          var_tables.gradients, [ids.VARIATIONAL_GRADIENT]),
         ("table", "variational_targets", "Targets of the adjoint method",
          var_tables.targets, [ids.VARIATIONAL_GRADIENT, ids.VARIATIONAL_RATIO]),
-        ("figure", "variational_memory", "memory figure", figures_variational.memory_figure,
+        ("figure", "variational_memory", "Peak memory against n",
+         figures_variational.memory_figure,
          [ids.VARIATIONAL_MEMORY]),
         ("table", "variational_memory", "Peak memory of one gradient", var_tables.memory,
          [ids.VARIATIONAL_MEMORY]),
@@ -126,6 +140,7 @@ def build(results_dir=results.RESULTS_DIR, machine_name=None, out=OUT, say=print
                                 "run `make bench` first")
     out = Path(out)
     several = len(loaded) > 1
+    settings = {name: sv_tables.recorded_settings(res, results_dir) for name, res in loaded}
     missing, sections = [], []
     for heading, specs in SECTIONS:
         items = []
@@ -133,29 +148,64 @@ def build(results_dir=results.RESULTS_DIR, machine_name=None, out=OUT, say=print
             for name, res in loaded:
                 where = out / name if several else out
                 where.mkdir(parents=True, exist_ok=True)
-                made, why = _item(spec, res, where, f"{name}/" if several else "",
-                                  f" ({name})" if several else "")
+                made, why = _item(spec, res, settings[name], where,
+                                  f"{name}/" if several else "", f" ({name})" if several else "")
                 items += made
                 why = [f"{name}: {w}" if several else w for w in why]
                 missing += [w for w in why if w not in missing]
         sections.append((heading, items))
     for line in missing:
         say(line)
+    headline = [item for name, res in loaded
+                for item in _headline(res, settings[name], f" ({name})" if several else "")]
+    (out / "headline.md").write_text("".join(f"# {title}\n\n{text}\n\n"
+                                             for title, text in headline))
     index = out / "index.html"
     index.write_text(page.render([(name, machine.machine(name, res)) for name, res in loaded],
                                  machine.versions(loaded[0][1]), machine.peers(),
-                                 machine.SETTINGS, missing, sections))
+                                 machine.SETTINGS, missing, sections, headline,
+                                 _palette(res for _, res in loaded)))
     return index
 
 
-def _item(spec, res, where, prefix, suffix):
+#: The headline's tables: (title, suite) where the suite names a key of sv_tables.PRECISIONS.
+HEADLINE = (("Gates: fastest at the largest n", "gate"),
+            ("Circuits: fastest at the largest n", "circuit"))
+
+
+def _headline(res, settings, suffix):
+    """[(title, Markdown)] of the headline tables that have results."""
+    made = []
+    for title, what in HEADLINE:
+        text = sv_tables.headline(res, what, settings=settings)
+        if text:
+            made.append((title + suffix, text))
+    return made
+
+
+def _palette(loaded):
+    """[(group, [(backend, Style)])] of every known backend, and of backends the
+    state-vector results hold that the palette does not know ("other")."""
+    groups = {}
+    for name, mine in palette.groups().items():
+        groups.setdefault(mine[0], []).append((name, palette.style(name)))
+    keys = [key for suite in sv_tables.PRECISIONS.values() for _, key in suite]
+    seen = dict.fromkeys(b for res in loaded for key in keys
+                         for *_, b in sv_tables.table_of(res, key))
+    other = [(b, palette.style(b)) for b in seen if b not in palette.groups()]
+    return list(groups.items()) + ([("other", other)] if other else [])
+
+
+def _item(spec, res, settings, where, prefix, suffix):
     """(page items, why not) for one figure or table spec on one machine's results."""
     kind, slug, title, fn, needs = spec
     why = _absent(res, needs)
     if why:
         return [], why
+    extra = {"settings": settings} if takes_settings(fn) else {}
     if kind == "figure":
-        return [("figure", caption + suffix, prefix + png) for caption, png in fn(res, where)], []
-    text = fn(res)
+        return [("figures", title + suffix,
+                 [(caption, prefix + png) for caption, png in fn(res, where, **extra)])], []
+    text = fn(res, **extra)
     (where / f"{slug}.md").write_text(f"# {title}{suffix}\n\n{text}\n")
     return [("table", title + suffix, f"{prefix}{slug}.md", text)], []

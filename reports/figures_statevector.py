@@ -1,13 +1,24 @@
 """State-vector figures: each gate's time relative to qulacs over n (the simulator seed's
-figure) beside its absolute time; effective bandwidth against the machine's copy bandwidth;
-thread scaling. Each function takes the asv Results and the output folder and returns
-[(caption, png file name)]."""
+figure) beside its absolute time; each circuit's time over the fastest backend's, per
+backend and precision (a heatmap); effective bandwidth against the machine's copy
+bandwidth; thread scaling. Each function takes the asv Results and the output folder and
+returns [(caption, png file name)]."""
+
+import numpy as np
+from matplotlib.colors import LogNorm
 
 from harness import ids, results
+from harness.statevector import tables
 from harness.statevector.tables import effective_gbs
-from reports._plot import colour, grid, save
+from reports._plot import grid, save
+from reports.palette import colour, plot_style
 
 PEER = "qulacs"
+#: the thread figure's line style per n, in the order the sizes appear
+LINES = ("-", "--", ":", "-.")
+#: the heatmap's colour scale reaches its darkest at this many times the fastest, or at the
+#: largest ratio shown when that is larger
+HEAT_TOP = 10.0
 
 
 def _ordered(values):
@@ -34,7 +45,7 @@ def gate_figures(res, out):
         fig, (rel, absolute) = grid(2, width=5.6, height=4.2)
         for backend in _ordered(b for g, _, b in data if g == gate):
             points = _series(data, gate, backend)
-            style = dict(marker="o", label=backend, color=colour(backend))
+            style = dict(label=backend, **plot_style(backend))
             absolute.plot(*zip(*points), **style)
             shared = [(n, t / peer[n]) for n, t in points if n in peer]
             if backend != PEER and shared:
@@ -65,7 +76,7 @@ def bandwidth_figure(res, out):
         for backend in _ordered(b for g, _, b in data if g == gate):
             points = [(n, 100 * effective_gbs(n, t) / inplace)
                       for n, t in _series(data, gate, backend)]
-            ax.plot(*zip(*points), marker="o", label=backend, color=colour(backend))
+            ax.plot(*zip(*points), label=backend, **plot_style(backend))
         # above 100%: the state fits in a cache, faster than main memory
         ax.axhline(100, color="grey", linestyle="--", label="in-place update")
         _finish(ax, yscale="log", xlabel="qubits n", ylabel="% of in-place bandwidth",
@@ -76,7 +87,8 @@ def bandwidth_figure(res, out):
 
 
 def threads_figure(res, out):
-    """Speed-up over the same backend on one thread, one line per backend and n."""
+    """Speed-up over the same backend on one thread, one line per backend and n (the
+    backend's colour and marker, a line style per n)."""
     data = results.table(res, ids.THREADS_TIME)
     gates = _ordered(g for g, _, _, _ in data)
     fig, axes = grid(len(gates))
@@ -88,10 +100,61 @@ def threads_figure(res, out):
             points = [(t, one / data[(gate, n, backend, t)]) for t in counts
                       if one is not None and (gate, n, backend, t) in data]
             if len(points) > 1:  # a backend timed on one thread only is a serial reference
-                ax.plot(*zip(*points), marker="os^vD"[sizes.index(n) % 5],
-                        color=colour(backend), label=f"{backend} n={n}")
+                ax.plot(*zip(*points), linestyle=LINES[sizes.index(n) % len(LINES)],
+                        label=f"{backend} n={n}", **plot_style(backend))
         ax.plot(counts, counts, color="grey", linestyle="--", label="ideal")
         _finish(ax, xlabel="threads", ylabel="speed-up vs 1 thread", xticks=counts,
                 title=f"{gate}: thread scaling")
     return [("Thread scaling: speed-up of each backend over its own one-thread time",
              save(fig, out / "threads.png"))]
+
+
+def circuit_figure(res, out, settings=None):
+    """Rows: circuits at their largest n; columns: backends; each cell the backend's time
+    over the fastest's there, one panel per precision. A cell whose settings differ from
+    the rest of its backend's column (tables.differing) carries a dagger."""
+    settings = tables.recorded_settings(res)
+    panels = [(precision, key, *tables.over_fastest(tables.table_of(res, key)))
+              for precision, key in tables.PRECISIONS["circuit"]]
+    panels = [panel for panel in panels if panel[3]]
+    cols = max(len(backends) for _, _, backends, _ in panels)
+    rows = max(len(found) for _, _, _, found in panels)
+    fig, axes = grid(len(panels), width=max(5.0, 0.62 * cols + 2.8),
+                     height=max(2.6, 0.42 * rows + 2.0))
+    top = max([HEAT_TOP] + [max(r.values()) for *_, found in panels
+                            for _, _, _, r in found.values()])
+    norm = LogNorm(1.0, top)
+    cmap = _heat_colours()
+    for ax, (precision, key, backends, found) in zip(axes, panels):
+        values = np.array([[r.get(b, np.nan) for b in backends]
+                           for _, _, _, r in found.values()])
+        image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
+        marks = {b: tables.differing([(name, (key, (name, n, b)))
+                                      for name, (n, _, _, r) in found.items() if b in r],
+                                     settings) for b in backends}
+        for i, name in enumerate(found):
+            for j, backend in enumerate(backends):
+                value = values[i, j]
+                text = "-" if np.isnan(value) else f"{value:.3g}"
+                dark = not np.isnan(value) and norm(value) > 0.55
+                ax.text(j, i, text + (tables.MARK if name in marks[backend] else ""),
+                        ha="center", va="center", fontsize="small",
+                        color="white" if dark else "black")
+        ax.set_xticks(range(len(backends)), backends, rotation=45, ha="right")
+        ax.set_yticks(range(len(found)), [f"{name} n={n}" for name, (n, *_) in found.items()])
+        ax.set_title(f"{precision}: time / fastest per circuit")
+        bar = fig.colorbar(image, ax=ax, label="time / fastest (1 = fastest)", shrink=0.8)
+        ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if t <= top]
+        bar.set_ticks(ticks, labels=[str(t) for t in ticks])
+        bar.minorticks_off()
+    caption = ("Each circuit at its largest n: every backend's minimum time over the fastest "
+               "backend's there (1 = the fastest; - = not run at that n), complex128 and "
+               f"complex64 apart; {tables.MARK}: settings differ from the rest of that "
+               "backend's column (footnotes in the table below)")
+    return [(caption, save(fig, out / "circuits.png"))]
+
+
+def _heat_colours():
+    """Light for the fastest, dark for the slowest; cells with no result are grey."""
+    from matplotlib import colormaps
+    return colormaps["YlOrRd"].with_extremes(bad="#eeeeee")

@@ -2,15 +2,16 @@
 the peak memory one gradient adds over n."""
 
 from harness import ids, results
-from reports._plot import colour, grid, save
+from reports._plot import grid, save
+from reports.palette import plot_style
 
 
 def _lines(ax, data):
     backends = list(dict.fromkeys(b for _, b in data))
     for b in backends:
         points = sorted((n, v) for (n, bb), v in data.items() if bb == b)
-        ax.plot(*zip(*points), marker="o", label=b, color=colour(b),
-                linestyle="-" if ":" not in b else "--")
+        ax.plot(*zip(*points), label=b, linestyle="-" if ":" not in b else "--",
+                **plot_style(b))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
 

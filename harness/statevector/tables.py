@@ -1,8 +1,16 @@
-"""The state-vector tables of ``python -m harness table`` and the report: best own kernel
-/ qulacs per gate and n, who is fastest per gate and circuit, effective bandwidth against
-the memory yardsticks, thread scaling, and the cost of the plain kernel call against a
-prepared gate."""
+"""The state-vector tables of ``python -m harness table`` and the report: the headline (who
+is fastest per gate and circuit, both precisions), best own kernel / qulacs per gate and n,
+every backend ranked per gate and circuit, each circuit's time over the fastest per
+backend, effective bandwidth against the memory yardsticks, thread scaling, and the cost of
+the plain kernel call against a prepared gate.
 
+Tables that compare backends take an optional settings map, ``{(benchmark key, params
+tuple): {"hash": ..., field: value, ...}}`` (what each result was measured with), and mark
+with a numbered dagger and a footnote every result whose settings differ from the rest of
+what it is compared with (:func:`differing`); see docs/architecture.md."""
+
+import collections
+import importlib.util
 import statistics
 
 from harness import ids, results
@@ -10,6 +18,121 @@ from harness.timing import format_seconds
 
 OWN = ("subspace", "loop", "unrolled", "stride", "threaded")
 AMPLITUDE_BYTES = 16  # complex128
+#: The precisions of each suite, in the order their columns appear.
+PRECISIONS = {"gate": (("complex128", ids.GATE_TIME), ("complex64", ids.GATE64_TIME)),
+              "circuit": (("complex128", ids.CIRCUIT_TIME), ("complex64", ids.CIRCUIT64_TIME))}
+#: The settings two backends must share for their times to be ranked side by side
+#: unmarked (a tool's version and the way it is driven differ between backends anyway):
+#: the fields of harness/settings.py's "like" hash.
+COMPARED = ("precision", "threads", "fusion")
+MARK = "\u2020"
+
+
+def table_of(res, key):
+    """``results.table(res, key)``, or {} when ``res`` holds no result of ``key``."""
+    return results.table(res, key) if key in res.get_all_result_keys() else {}
+
+
+def at_largest_n(data):
+    """{name: (n, {backend: seconds})} of a (name, n, backend) table at each name's
+    largest n with a result, names in first-seen order."""
+    largest = {}
+    for name, n, _ in data:
+        largest[name] = max(n, largest.get(name, n))
+    return {name: (n, {b: t for (g, m, b), t in data.items() if g == name and m == n})
+            for name, n in largest.items()}
+
+
+def differing(column, settings, fields=None):
+    """{cell: what differs} for the cells of ``column`` ([(cell, (benchmark key, params
+    tuple))]) whose settings differ from the ones most of the column has (the first seen
+    on a tie). ``fields=None`` compares the settings hash; a tuple of fields compares
+    those fields. Cells the map does not hold are neither compared nor marked; with no
+    map (``settings=None``) nothing is."""
+    known = [(cell, settings[where]) for cell, where in column
+             if settings is not None and where in settings]
+
+    def signature(entry):
+        return entry.get("hash") if fields is None else tuple(entry.get(f) for f in fields)
+
+    if len({signature(entry) for _, entry in known}) < 2:
+        return {}
+    counts = collections.Counter(signature(entry) for _, entry in known)
+    top = max(counts.values())
+    reference = next(entry for _, entry in known if counts[signature(entry)] == top)
+    return {cell: _difference(entry, reference, fields) for cell, entry in known
+            if signature(entry) != signature(reference)}
+
+
+def _difference(entry, reference, fields):
+    names = fields or [f for f in dict.fromkeys([*entry, *reference]) if f != "hash"]
+    parts = [f"{f} {entry.get(f, '-')} (others: {reference.get(f, '-')})" for f in names
+             if entry.get(f) != reference.get(f)]
+    return "; ".join(parts) or (f"settings {entry.get('hash')} (others: "
+                                f"{reference.get('hash')})")
+
+
+class Footnotes:
+    """Numbered marks for cells whose settings differ, and the footnotes naming what."""
+
+    def __init__(self):
+        self.notes = []
+
+    def mark(self, marked, cell, where):
+        """"" when ``cell`` is not in ``marked`` ({cell: what differs}), else a new mark
+        whose footnote says ``where`` and what differs."""
+        if cell not in marked:
+            return ""
+        self.notes.append(f"{MARK}{len(self.notes) + 1} {where}: {marked[cell]}")
+        return f" {MARK}{len(self.notes)}"
+
+    def markdown(self, table):
+        """``table`` followed by its footnotes, one paragraph each."""
+        return "\n\n".join([table, *self.notes])
+
+
+def _leaders(times):
+    """[(backend, seconds)] fastest first; ties kept in the table's order."""
+    return sorted(times.items(), key=lambda item: item[1])
+
+
+def headline(res, what="gate", settings=None):
+    """Per gate (or circuit), in each precision at the largest n measured in it: the
+    fastest backend and its time, and the runner-up with its time over the fastest's.
+    Empty when neither precision has results."""
+    per = [(precision, key, at_largest_n(table_of(res, key)))
+           for precision, key in PRECISIONS[what]]
+    per = [(precision, key, found) for precision, key, found in per if found]
+    if not per:
+        return ""
+    notes = Footnotes()
+    head, uniform = [what], []
+    for precision, _, found in per:
+        sizes = {n for n, _ in found.values()}
+        uniform.append(len(sizes) == 1)
+        n_label = f" n={next(iter(sizes))}" if uniform[-1] else ""
+        head += ([] if uniform[-1] else [f"n ({precision})"]) + \
+            [f"{precision}{n_label}: fastest", f"{precision}: runner-up"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for name in dict.fromkeys(name for _, _, found in per for name in found):
+        cells = [name]
+        for (precision, key, found), same_n in zip(per, uniform):
+            if name not in found:
+                cells += ["-"] * (2 if same_n else 3)
+                continue
+            n, times = found[name]
+            order = _leaders(times)[:2]
+            marked = differing([(b, (key, (name, n, b))) for b, _ in order], settings, COMPARED)
+            where = f"{name} n={n} {precision}"
+            (first, t), rest = order[0], order[1:]
+            cells += [] if same_n else [str(n)]
+            cells.append(f"{first}{notes.mark(marked, first, f'{first}, {where}')} "
+                         f"{format_seconds(t)}")
+            cells.append("-" if not rest else
+                         f"{rest[0][0]}{notes.mark(marked, rest[0][0], f'{rest[0][0]}, {where}')}"
+                         f" \u00d7{rest[0][1] / t:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return notes.markdown("\n".join(lines))
 
 
 def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
@@ -28,23 +151,53 @@ def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
     return "\n".join(lines)
 
 
-def ranking(res, key=ids.GATE_TIME, what="gate"):
+def ranking(res, key=ids.GATE_TIME, what="gate", settings=None):
     """Per gate (or circuit) at the largest n with results: every backend from fastest to
-    slowest, with its time over the fastest's and our best kernel's time over its own."""
-    data = results.table(res, key)
+    slowest, with its time over the fastest's and our best kernel's time over its own; a
+    backend whose COMPARED settings differ from the others' at that gate is marked."""
+    notes = Footnotes()
     lines = [f"| {what} | n | rank | backend | time | / fastest | best own kernel / it |",
              "|---|---|---|---|---|---|---|"]
-    for name in dict.fromkeys(g for g, _, _ in data):
-        n = max(n for g, n, _ in data if g == name)
-        times = {b: t for (g, m, b), t in data.items() if g == name and m == n}
-        order = sorted(times, key=times.get)
+    for name, (n, times) in at_largest_n(table_of(res, key)).items():
+        order = [b for b, _ in _leaders(times)]
         own = min((times[b] for b in OWN if b in times), default=None)
+        marked = differing([(b, (key, (name, n, b))) for b in order], settings, COMPARED)
         for rank, backend in enumerate(order, 1):
             t = times[backend]
             mine = "-" if own is None else f"{own / t:.2f}"
-            lines.append(f"| {name} | {n} | {rank} | {backend} | {format_seconds(t)} "
+            mark = notes.mark(marked, backend, f"{backend}, {name} n={n}")
+            lines.append(f"| {name} | {n} | {rank} | {backend}{mark} | {format_seconds(t)} "
                          f"| {t / times[order[0]]:.2f} | {mine} |")
-    return "\n".join(lines)
+    return notes.markdown("\n".join(lines))
+
+
+def over_fastest(data):
+    """(backends in first-seen order, {name: (n, fastest backend, its seconds, {backend:
+    seconds / fastest's})}) at each name's largest n: the circuit x backend comparison."""
+    backends = list(dict.fromkeys(b for _, _, b in data))
+    rows = {}
+    for name, (n, times) in at_largest_n(data).items():
+        fastest, best = _leaders(times)[0]
+        rows[name] = (n, fastest, best, {b: t / best for b, t in times.items()})
+    return backends, rows
+
+
+def time_over_fastest(res, key=ids.CIRCUIT_TIME, what="circuit", settings=None):
+    """Rows: each circuit (or gate) at its largest n; columns: every backend; a cell: its
+    time over the fastest backend's there ("-": not run at that n). A cell whose settings
+    hash differs from the rest of its backend's column is marked."""
+    backends, rows = over_fastest(table_of(res, key))
+    notes = Footnotes()
+    marks = {b: differing([(name, (key, (name, n, b))) for name, (n, _, _, ratios)
+                           in rows.items() if b in ratios], settings) for b in backends}
+    lines = ["| " + " | ".join([what, "n", "fastest", *backends]) + " |",
+             "|---" * (3 + len(backends)) + "|"]
+    for name, (n, fastest, best, ratios) in rows.items():
+        cells = [f"{ratios[b]:.2f}{notes.mark(marks[b], name, f'{b}, {name} n={n}')}"
+                 if b in ratios else "-" for b in backends]
+        lines.append("| " + " | ".join([name, str(n), f"{fastest} {format_seconds(best)}",
+                                        *cells]) + " |")
+    return notes.markdown("\n".join(lines))
 
 
 def peer_ratios(res, key=ids.GATE_TIME, what="gate"):
@@ -151,12 +304,35 @@ def call_overhead(res):
     return "\n".join(lines)
 
 
-SECTIONS = (("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
+def recorded_settings(res, results_dir=results.RESULTS_DIR):
+    """The settings map of ``res`` (an asv Results read from ``results_dir``), as
+    harness/settings.py recorded it beside asv's file; None, so that nothing is marked,
+    where that module is absent."""
+    if importlib.util.find_spec("harness.settings") is None:
+        return None
+    from harness import settings
+    return settings.load(results.path_of(res, results_dir))
+
+
+def with_settings(fn, *args):
+    """``fn(res, *args, settings=...)`` as a function of ``res`` and the settings map."""
+    return lambda res, settings=None: fn(res, *args, settings=settings)
+
+
+SECTIONS = (("Who is fastest per gate (largest n, both precisions)",
+             with_settings(headline, "gate")),
+            ("Who is fastest per circuit (largest n, both precisions)",
+             with_settings(headline, "circuit")),
+            ("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
             ("Best own kernel / each peer, gates (below 1: ours is faster)", peer_ratios),
             ("Best own kernel / each peer, circuits",
              lambda res: peer_ratios(res, ids.CIRCUIT_TIME, "circuit")),
-            ("Ranking per gate at the largest n", ranking),
+            ("Ranking per gate at the largest n", with_settings(ranking)),
             ("Ranking per circuit at the largest n",
-             lambda res: ranking(res, ids.CIRCUIT_TIME, "circuit")),
+             with_settings(ranking, ids.CIRCUIT_TIME, "circuit")),
+            ("Circuit time / fastest per backend at the largest n",
+             with_settings(time_over_fastest, ids.CIRCUIT_TIME)),
+            ("Circuit time / fastest per backend at the largest n, complex64",
+             with_settings(time_over_fastest, ids.CIRCUIT64_TIME)),
             ("Effective bandwidth", bandwidth), ("Thread scaling", thread_scaling),
             ("Cost of the plain kernel call", call_overhead))

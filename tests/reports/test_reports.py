@@ -1,6 +1,8 @@
 """python -m reports on small fake asv results: every figure and table is written and linked,
-the tables hold the numbers, a suite without results is named, no results is an error."""
+the tables hold the numbers, a suite without results is named, no results is an error; the
+page leads with the headline, then contents whose every link has its anchor."""
 
+import html
 import math
 import re
 
@@ -25,14 +27,15 @@ CIRCUITS = [["'QFT'"], ["8", "12"], ["'stride'", "'qulacs'", "'cirq'"]]
 CIRCUIT_TIMES = [1e-4, 2e-4, math.nan, 4e-3, 5e-3, 2e-3]
 
 
-def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box"):
+def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box",
+                   circuits=(CIRCUITS, CIRCUIT_TIMES)):
     """Fake results of every suite the report reads; ``skipped``: benchmarks recorded
-    with every combination skipped."""
+    with every combination skipped; ``circuits``: the circuit suite's (params, values)."""
     results_dir = tmp_path / "results"
     results_dir.mkdir(exist_ok=True)
     res = fake_results.new_results(results_dir, machine, INFO)
     fake_results.add(res, ids.GATE_TIME, GATES, GATE_TIMES)
-    fake_results.add(res, ids.CIRCUIT_TIME, CIRCUITS, CIRCUIT_TIMES)
+    fake_results.add(res, ids.CIRCUIT_TIME, *circuits)
     fake_results.add(res, ids.GATE64_TIME, [["'X'"], ["10"], ["'stride'", "'qsim'"]],
                      [1e-4, 2e-4])
     fake_results.add(res, ids.CIRCUIT64_TIME, [["'QFT'"], ["10"], ["'stride'", "'qsim'"]],
@@ -75,14 +78,16 @@ def test_page_links_every_figure_and_table(full):
     text = index.read_text()
     assert said == []
     pngs = re.findall(r'<img src="([^"]+)"', text)
-    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "gate_H.png", "gate_X.png",
-                            "threads.png", "variational_gradient.png", "variational_memory.png"]
+    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "circuits.png", "gate_H.png",
+                            "gate_X.png", "threads.png", "variational_gradient.png",
+                            "variational_memory.png"]
     for png in pngs:
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     mds = re.findall(r'<a href="([^"]+\.md)">', text)
     assert {"gate_ratios.md", "bandwidth.md", "ad_speedups.md", "ad_slowdown.md",
             "ad_trmul.md", "ad_chunks.md", "peer_ratios.md", "gate_ranking.md",
             "circuit_ratios.md", "circuit_ranking.md", "complex64_ranking.md",
+            "circuit_over_fastest.md", "circuit64_over_fastest.md",
             "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
             "variational_memory.md", "variational_energies.md"} <= set(mds)
     for md in mds:
@@ -147,7 +152,8 @@ def test_several_machines_side_by_side(tmp_path):
     out = tmp_path / "out"
     said = []
     text = build.build(results_dir, None, out, say=said.append).read_text()
-    assert "<h2>Machines</h2>" in text and "<th>box</th><th>laptop</th>" in text
+    assert '<h3 id="machines">Machines</h3>' in text
+    assert '<th class="text">box</th><th class="text">laptop</th>' in text
     for machine in ("box", "laptop"):
         assert (out / machine / "gate_X.png").exists() and f'src="{machine}/gate_X.png"' in text
         assert f"Who is fastest: every backend per circuit at the largest n ({machine})" in text
@@ -159,15 +165,16 @@ def test_page_names_machine_versions_and_settings(full):
     import numpy as np
 
     text = full[0].read_text()
-    for expected in ("Fake CPU 9000", "<td>8</td>", "16.0 GiB", "2023-11-14 22:13 UTC",
-                     "abcdef123456", f"<td>{np.__version__}</td>", "qulacs", "algopy",
-                     "minimum time", "complex128", "<td>commit date</td>",
+    for expected in ("Fake CPU 9000", '<td class="text">8</td>', "16.0 GiB",
+                     "2023-11-14 22:13 UTC", "abcdef123456", f"<td>{np.__version__}</td>",
+                     "qulacs", "algopy", "minimum time", "complex128", "<td>commit date</td>",
                      "<td>benchmarks run</td>", "2026-01-01 00:00 UTC to 2026-01-01 00:00 UTC",
-                     "<h2>Simulator peers</h2>"):
+                     '<h3 id="simulator-peers">Simulator peers</h3>'):
         assert expected in text, expected
     import adapters
     for name, module in adapters.simulators().items():  # every installed peer, its version
-        assert f"<td>{module.NAME}</td><td>{module.REASON}</td>" in text, name
+        assert (f'<td>{html.escape(module.NAME)}</td><td class="text">'
+                f"{html.escape(module.REASON)}</td>") in text, name
 
 
 def test_missing_suites_are_named_and_the_rest_is_built(tmp_path, capsys):
@@ -209,7 +216,51 @@ def test_no_results_is_a_clear_error(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_markdown_html_renders_paragraphs_and_tables():
-    got = page.markdown_html("Note <b>\n\n| a | b |\n|---|---|\n| 1 | 2 |")
-    assert got == ("<p>Note &lt;b&gt;</p>\n<table><thead><tr><th>a</th><th>b</th></tr>"
-                   "</thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table>")
+def test_markdown_html_renders_paragraphs_and_tables_in_scroll_boxes():
+    got = page.markdown_html("Note <b>\n\n| a | b \\| c |\n|---|---|\n| 1 | 2 |")
+    assert got == ('<p>Note &lt;b&gt;</p>\n<div class="scroll"><table><thead><tr><th>a</th>'
+                   "<th>b | c</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody>"
+                   "</table></div>")
+
+
+def test_long_tables_are_folded():
+    rows = "\n".join(f"| {i} |" for i in range(5))
+    folded = page.markdown_html(f"| a |\n|---|\n{rows}", fold=4)
+    assert folded.startswith("<details><summary>show all 5 rows</summary>")
+    assert "<details>" not in page.markdown_html(f"| a |\n|---|\n{rows}", fold=5)
+
+
+def test_the_page_leads_with_the_headline_then_the_contents(full):
+    text = full[0].read_text()
+    order = [text.index(marker) for marker in (
+        '<h2 id="who-is-fastest">', '<h3 id="gates-fastest-at-the-largest-n">',
+        '<h3 id="circuits-fastest-at-the-largest-n">', '<h2 id="contents">',
+        '<h2 id="state-vector-gates">', '<h2 id="colours-and-markers">',
+        '<h2 id="machine-versions-and-settings">', '<h3 id="simulator-peers">')]
+    assert order == sorted(order)
+    # X at the largest n (8): stride 8 us, then qulacs 10 us; complex64 at its own n (10)
+    assert ("<td>X</td><td>stride 8 us</td><td>qulacs \u00d71.25</td><td>stride 100 us</td>"
+            "<td>qsim \u00d72.00</td>") in text
+    assert "<td>H</td><td>stride 9 us</td><td>qulacs \u00d71.00</td><td>-</td><td>-</td>" in text
+    assert "<td>QFT</td><td>cirq 2 ms</td><td>stride \u00d72.00</td>" in text
+    assert (full[1] / "headline.md").read_text().startswith("# Gates: fastest at the largest n")
+
+
+def test_every_heading_has_an_anchor_and_every_link_a_target(full):
+    text = full[0].read_text()
+    headings = re.findall(r"<h([23])([^>]*)>", text)
+    assert len(headings) > 30 and all('id="' in attrs for _, attrs in headings)
+    anchors = re.findall(r'id="([^"]+)"', text)
+    assert len(anchors) == len(set(anchors))
+    links = re.findall(r'href="#([^"]+)"', text)
+    assert set(links) <= set(anchors)
+    # the contents list every heading but its own
+    assert set(anchors) - set(links) == {"contents"}
+
+
+def test_the_peers_table_is_rendered_cell_by_cell(full):
+    # a peer's "how it is driven" holds bars (|0>), which a Markdown table would split
+    text = full[0].read_text()
+    peers = text[text.index('<h3 id="simulator-peers">'):text.index('<h3 id="settings-measured">')]
+    for row in re.findall(r"<tr>(.*?)</tr>", peers):
+        assert len(re.findall(r"<t[dh]", row)) == 4, row
