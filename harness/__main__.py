@@ -12,6 +12,9 @@
              the chunk sweep, the AD targets)
   gate       compare the gated benchmarks of two revisions (instruction counts, wall
              time); exit 0 no regression, 1 a regression, 2 could not run
+  circuit    one circuit (an OpenQASM 2/3 file, mqt:NAME, lib:NAME) through every
+             backend, each validated against the reference, then timed interleaved;
+             exit 0 all agree, 1 a wrong state, 2 bad input
   calibrate  A/A gate runs of one revision against itself: the spreads that set the
              gate's tolerances (harness/gate/tolerances.json)
 """
@@ -138,6 +141,8 @@ def main(argv=None):
     p.add_argument("--repo", help="the git repository (default this checkout)")
     p.add_argument("--list", action="store_true", help="list the gated cases and exit")
     p.set_defaults(func=cmd_gate)
+    from harness.circuit.command import add_parser as add_circuit_parser
+    add_circuit_parser(sub)
     p = sub.add_parser("calibrate", help="A/A gate runs: the spreads behind the tolerances")
     p.add_argument("--rev", default="HEAD")
     p.add_argument("--perturb", action="store_true", help="heads that only move the heap layout")

@@ -54,3 +54,29 @@ def _rows(res, key):
         if value is None or value != value:  # None or NaN: failed or skipped
             continue
         yield tuple(ast.literal_eval(p) for p in combo), value, sample
+
+
+def combinations(res, key):
+    """The parameter tuples of benchmark ``key`` that produced a value."""
+    return [combo for combo, _, _ in _rows(res, key)]
+
+
+def load_file(path):
+    """The asv Results in one results file."""
+    return asv_results.Results.load(str(path))
+
+
+def path_of(res, results_dir=RESULTS_DIR):
+    """The file asv keeps ``res`` in (asv exposes it only as a private attribute)."""
+    return Path(results_dir) / res._filename
+
+
+def param_names(results_dir=RESULTS_DIR):
+    """{benchmark: [parameter names]} from the benchmarks.json asv writes beside its
+    results (the results files keep parameter values only)."""
+    from asv import util
+    from asv.benchmarks import Benchmarks
+    path = Benchmarks.get_benchmark_file_path(str(results_dir))
+    found = util.load_json(path, api_version=Benchmarks.api_version)
+    return {name: list(b.get("param_names") or []) for name, b in found.items()
+            if isinstance(b, dict)}

@@ -51,23 +51,10 @@ def prepare(backend_name, n, instructions, n_threads=1, what="", precision="comp
     threads.set_threads(n_threads)
     backend = backends.get(backend_name, precision)
     backend.check()
-    _set_backend_threads(backend, n_threads)
+    backends.set_threads(backend, n_threads)
     vec = random_state(n, np.random.default_rng(SEED + n))
     program = validate.validated_program(backend, vec, instructions, what=what)
     return backend, program, backend.load(vec)
-
-
-def _set_backend_threads(backend, n_threads):
-    """A peer with its own thread control (``set_threads``) gets the count too, one thread
-    included (some keep a count of their own past the environment's); kernels follow
-    numba's, set above."""
-    module = getattr(backend, "module", None)
-    if module is None:
-        return
-    if hasattr(module, "set_threads"):
-        module.set_threads(n_threads)
-    elif n_threads != 1:
-        raise NotImplementedError(f"{backend.name} has no thread control")
 
 
 def thread_backends():

@@ -17,8 +17,8 @@ from harness.errors import Unavailable
 from kernels.statevector import KERNELS, states
 from kernels.statevector.prepared import prepare
 
-#: precision name -> amplitude dtype; complex128 is the default everywhere.
-PRECISIONS = {"complex128": np.complex128, "complex64": np.complex64}
+#: precision name -> amplitude dtype (kernels.statevector.states.PRECISIONS)
+PRECISIONS = states.PRECISIONS
 
 
 class KernelBackend:
@@ -137,14 +137,48 @@ def peer_names():
     return [m.NAME for m in simulator_adapters()]
 
 
+def adapter_module(name):
+    """The simulator adapter module of backend ``name``: its NAME (``qulacs``) or its
+    module's name in the registry (``qulacs_sim``, a plugin's entry-point name), the
+    names ``adapters.load`` takes. ValueError for an unknown name."""
+    for module in simulator_adapters():
+        if name in (module.NAME, module.__name__.rpartition(".")[2]):
+            return module
+    raise ValueError(f"unknown backend {name!r}; known: {names()}")
+
+
+def canonical(name):
+    """The backend name (a kernel's, or an adapter's NAME) for any name :func:`get`
+    takes, or None for an unknown one."""
+    if name in KERNELS:
+        return name
+    try:
+        return adapter_module(name).NAME
+    except ValueError:
+        return None
+
+
 def get(name, precision="complex128"):
+    """The backend ``name`` (a kernel, an adapter's NAME or module name, a plugin) in
+    ``precision``; ValueError for an unknown name or precision."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {sorted(PRECISIONS)}")
     if name == "cuda":
         return CudaBackend(precision)
     if name in KERNELS:
         return KernelBackend(name, precision)
-    for module in simulator_adapters():
-        if module.NAME == name:
-            return AdapterBackend(module, precision)
-    raise ValueError(f"unknown backend {name!r}; known: {names()}")
+    return AdapterBackend(adapter_module(name), precision)
+
+
+def set_threads(backend, n_threads):
+    """Give a peer with its own thread control (``set_threads``) the count, one thread
+    included (some keep a count of their own past the environment's); kernels follow
+    numba's (harness.threads.set_threads). NotImplementedError for a peer without one
+    asked for more than one thread."""
+    module = getattr(backend, "module", None)
+    if module is None:
+        return
+    if hasattr(module, "set_threads"):
+        module.set_threads(n_threads)
+    elif n_threads != 1:
+        raise NotImplementedError(f"{backend.name} has no thread control")
