@@ -147,6 +147,8 @@ def _convert(op, qubits, out):
     name = op.name
     if name in _IDENTITY:
         return 0.0
+    if op.num_qubits == 0:  # a global phase gate: its 1x1 matrix
+        return float(np.angle(_matrix(op)[0, 0]))
     if name in _NAMED and not getattr(op, "num_ctrl_qubits", 0):
         ours, angle = _NAMED[name]
         if ours in _ROTATIONS and angle is None:

@@ -202,7 +202,7 @@ _PLACE = re.compile(r"^(?:.*?:)?(\d+),(\d+): ", re.DOTALL)
 
 def _place(message):
     """'LINE,COLUMN: what' (qiskit's loaders) as 'line LINE, column COLUMN: what'."""
-    message = message.strip().strip('"')
+    message = message.strip().strip("'\"")
     found = _PLACE.match(message)
     if not found:
         return message

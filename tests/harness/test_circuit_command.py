@@ -1,0 +1,165 @@
+"""``python -m harness circuit``: exit 0 when every backend that ran agrees with the
+reference, 1 when one returned a wrong state, 2 on bad input; the JSON and the state it
+writes; skipped and refused backends listed with their reasons."""
+
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.__main__ import main
+from harness.statevector import backends
+from kernels.statevector import circuits, naive
+
+pytest.importorskip("qiskit")
+ROOT = Path(__file__).resolve().parents[2]
+QASM = Path(__file__).parent / "qasm"
+FAST = "stride,subspace,naive"
+
+
+def run_cli(capsys, *args):
+    code = main(["circuit", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_library_circuit_on_the_kernels(capsys, tmp_path):
+    out_json, out_state = tmp_path / "r.json", tmp_path / "s.npy"
+    code, out, err = run_cli(capsys, "lib:ghz", "--qubits", 5, "--backends", FAST,
+                             "--json", out_json, "--state", out_state)
+    assert code == 0, err
+    assert "circuit lib:ghz: 5 qubits, 5 gates" in out
+    report = json.loads(out_json.read_text())
+    assert set(report) >= {"circuit", "qubits", "gates", "precision", "settings_hash",
+                           "backends"}
+    assert (report["circuit"], report["qubits"], report["gates"]) == ("lib:ghz", 5, 5)
+    assert report["precision"] == "complex128" and len(report["settings_hash"]) == 8
+    assert set(report["backends"]) == {"stride", "subspace", "naive"}
+    for row in report["backends"].values():
+        assert row["status"] == "ok" and row["seconds"] > 0 and row["max_error"] < 1e-12
+        assert row["settings"]["precision"] == "complex128" and row["settings"]["threads"] == 1
+        assert len(row["settings"]["hash"]) == 8
+    state = np.load(out_state)
+    expected = np.zeros(32, dtype=complex)
+    expected[[0, 31]] = 2 ** -0.5
+    np.testing.assert_allclose(state, expected, atol=1e-12)
+    # the ranking: every backend that ran, fastest first, time / fastest of 1.00 on top
+    lines = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert len(lines) == 3 and lines[0].split()[4] == "1.00"
+
+
+def test_a_qasm_file_says_what_was_dropped(capsys):
+    code, out, err = run_cli(capsys, QASM / "user_gates.qasm", "--backends", "stride,loop")
+    assert code == 0, err
+    assert "dropped 5 final measurements" in out and "dropped 1 barrier" in out
+
+
+def test_mqt_bench_by_name(capsys, tmp_path):
+    pytest.importorskip("mqt.bench")
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "mqt:qft", "--qubits", 6, "--backends", "stride",
+                             "--json", out_json)
+    assert code == 0, err
+    assert json.loads(out_json.read_text())["circuit"] == "mqt:qft"
+
+
+def test_skipped_and_refused_backends_are_listed_with_their_reasons(capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:qft", "--qubits", 11, "--backends",
+                             "stride,naive,cuda", "--json", out_json)
+    assert code == 0, err
+    rows = json.loads(out_json.read_text())["backends"]
+    assert rows["naive"]["status"] == "refused" and "up to 10 qubits" in rows["naive"]["reason"]
+    assert rows["cuda"]["status"] in ("skipped", "ok")
+    assert "refused: naive:" in out
+
+
+def test_complex64(capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, _, err = run_cli(capsys, "lib:qv", "--qubits", 6, "--backends", "stride,naive",
+                           "--precision", "complex64", "--json", out_json)
+    assert code == 0, err
+    report = json.loads(out_json.read_text())
+    assert report["precision"] == "complex64"
+    assert report["backends"]["stride"]["status"] == "ok"
+    assert 0 < report["backends"]["stride"]["max_error"] < 1e-4
+    assert report["backends"]["naive"]["settings"]["precision"] == "complex64"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["lib:nope", "--qubits", 3], "lib:nope is not in the circuit library"),
+    (["lib:ghz"], "needs --qubits"),
+    (["lib:ghz", "--qubits", 4, "--backends", "stride,nosuch"], "unknown backend(s) nosuch"),
+    (["lib:ghz", "--qubits", 4, "--precision", "complex32"], "unknown precision"),
+    (["lib:ghz", "--qubits", 60], "too many qubits for memory"),
+    (["lib:ghz", "--qubits", 4, "--threads", 999], "--threads"),
+    ([QASM / "reset.qasm"], "line 6: reset on qubit 1"),
+    ([QASM / "syntax.qasm"], "line 5"),
+    (["nowhere.qasm"], "cannot read nowhere.qasm"),
+])
+def test_bad_input_exits_2_with_the_reason(capsys, args, message):
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2
+    assert message in err and err.startswith("circuit: ")
+    assert out == ""
+
+
+def _wrong_simulator():
+    """A plugin-like simulator adapter that flips one amplitude's sign."""
+    m = types.ModuleType("wrong_sim")
+    m.NAME, m.AVAILABLE, m.REASON, m.PRECISIONS = "wrong", True, "wrong 1.0", ("complex128",)
+    m.SETTINGS = {"fusion": "off"}
+    m.from_numpy = lambda vec: np.array(vec, dtype=np.complex128)
+    m.to_numpy = lambda state: state.copy()
+    m.gate = lambda inst: [inst]
+    m.circuit = lambda insts, n: list(insts)
+    m.sync = lambda: None
+
+    def run(state, program):
+        circuits.run(naive.apply, state, program)
+        state[-1] *= -1
+        return state
+    m.run = run
+    return m
+
+
+def test_a_wrong_backend_exits_1(capsys, monkeypatch, tmp_path):
+    wrong = _wrong_simulator()
+    monkeypatch.setattr(backends, "simulator_adapters", lambda: [wrong])
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:ghz", "--qubits", 3, "--backends", "stride,wrong",
+                             "--json", out_json)
+    assert code == 1
+    assert "WRONG  wrong: max amplitude error" in out
+    rows = json.loads(out_json.read_text())["backends"]
+    assert rows["wrong"]["status"] == "wrong" and rows["wrong"]["max_error"] > 0.5
+    assert rows["wrong"]["seconds"] is None  # never timed
+    assert rows["stride"]["status"] == "ok"
+
+
+def test_a_backend_that_raises_is_refused_and_stops_nothing(capsys, monkeypatch, tmp_path):
+    broken = _wrong_simulator()
+
+    def run(state, program):
+        raise TypeError("an internal bug")
+    broken.run = run
+    monkeypatch.setattr(backends, "simulator_adapters", lambda: [broken])
+    code, out, _ = run_cli(capsys, "lib:ghz", "--qubits", 3, "--backends", "wrong,stride")
+    assert code == 0
+    assert "refused: wrong: raised TypeError: an internal bug" in out
+
+
+def test_the_command_line_entry_point(tmp_path):
+    out_json = tmp_path / "r.json"
+    done = subprocess.run([sys.executable, "-m", "harness", "circuit", "lib:ghz", "--qubits",
+                           "4", "--backends", "stride", "--json", str(out_json)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out_json.read_text())["backends"]["stride"]["status"] == "ok"
+    done = subprocess.run([sys.executable, "-m", "harness", "circuit", "lib:ghz"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2 and "needs --qubits" in done.stderr
