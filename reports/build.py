@@ -42,7 +42,7 @@ SECTIONS = (
          "largest n", _settings(sv_tables.ranking, ids.CIRCUIT_TIME, "circuit"),
          [ids.CIRCUIT_TIME]),
         ("figure", "circuits", "Circuit x backend: time / fastest at each circuit's largest n",
-         sv.circuit_figure, [ids.CIRCUIT_TIME]),
+         sv.circuit_figures, [ids.CIRCUIT_TIME]),
         ("table", "circuit_over_fastest", "Circuit x backend: time / fastest at each "
          "circuit's largest n, complex128", _settings(sv_tables.time_over_fastest,
                                                       ids.CIRCUIT_TIME), [ids.CIRCUIT_TIME]),

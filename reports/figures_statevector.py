@@ -109,49 +109,52 @@ def threads_figure(res, out):
              save(fig, out / "threads.png"))]
 
 
-def circuit_figure(res, out, settings=None):
+def circuit_figures(res, out, settings=None):
     """Rows: circuits at their largest n; columns: backends; each cell the backend's time
-    over the fastest's there, one panel per precision. A cell whose settings differ from
-    the rest of its backend's column (tables.differing) carries a dagger."""
-    settings = tables.recorded_settings(res)
-    panels = [(precision, key, *tables.over_fastest(tables.table_of(res, key)))
-              for precision, key in tables.PRECISIONS["circuit"]]
-    panels = [panel for panel in panels if panel[3]]
-    cols = max(len(backends) for _, _, backends, _ in panels)
-    rows = max(len(found) for _, _, _, found in panels)
-    fig, axes = grid(len(panels), width=max(5.0, 0.62 * cols + 2.8),
-                     height=max(2.6, 0.42 * rows + 2.0))
-    top = max([HEAT_TOP] + [max(r.values()) for *_, found in panels
-                            for _, _, _, r in found.values()])
-    norm = LogNorm(1.0, top)
-    cmap = _heat_colours()
-    for ax, (precision, key, backends, found) in zip(axes, panels):
-        values = np.array([[r.get(b, np.nan) for b in backends]
-                           for _, _, _, r in found.values()])
-        image = ax.imshow(values, cmap=cmap, norm=norm, aspect="auto")
+    over the fastest's there; a figure per precision. A cell whose settings differ from
+    the rest of its backend's column (``settings``: the map tables.differing reads)
+    carries a dagger."""
+    made = []
+    for precision, key in tables.PRECISIONS["circuit"]:
+        backends, found = tables.over_fastest(tables.table_of(res, key),
+                                              tables.backend_order(res, key))
+        if not found:
+            continue
         marks = {b: tables.differing([(name, (key, (name, n, b)))
                                       for name, (n, _, _, r) in found.items() if b in r],
                                      settings) for b in backends}
-        for i, name in enumerate(found):
-            for j, backend in enumerate(backends):
-                value = values[i, j]
-                text = "-" if np.isnan(value) else f"{value:.3g}"
-                dark = not np.isnan(value) and norm(value) > 0.55
-                ax.text(j, i, text + (tables.MARK if name in marks[backend] else ""),
-                        ha="center", va="center", fontsize="small",
-                        color="white" if dark else "black")
-        ax.set_xticks(range(len(backends)), backends, rotation=45, ha="right")
-        ax.set_yticks(range(len(found)), [f"{name} n={n}" for name, (n, *_) in found.items()])
-        ax.set_title(f"{precision}: time / fastest per circuit")
-        bar = fig.colorbar(image, ax=ax, label="time / fastest (1 = fastest)", shrink=0.8)
-        ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if t <= top]
-        bar.set_ticks(ticks, labels=[str(t) for t in ticks])
-        bar.minorticks_off()
-    caption = ("Each circuit at its largest n: every backend's minimum time over the fastest "
-               "backend's there (1 = the fastest; - = not run at that n), complex128 and "
-               f"complex64 apart; {tables.MARK}: settings differ from the rest of that "
-               "backend's column (footnotes in the table below)")
-    return [(caption, save(fig, out / "circuits.png"))]
+        fig, (ax,) = grid(1, width=max(5.0, 0.62 * len(backends) + 3.2),
+                          height=max(2.4, 0.42 * len(found) + 1.9))
+        _heatmap(fig, ax, backends, found, marks)
+        ax.set_title(f"{precision}: time / fastest per circuit at its largest n")
+        made.append((f"{precision}: each circuit's minimum time on every backend over the "
+                     "fastest backend's, at the circuit's largest n (1 = the fastest; - = "
+                     f"not run at that n; {tables.MARK}: settings differ from the rest of "
+                     "that backend's column, see the table's footnotes)",
+                     save(fig, out / f"circuits_{precision}.png")))
+    return made
+
+
+def _heatmap(fig, ax, backends, found, marks):
+    values = np.array([[r.get(b, np.nan) for b in backends] for _, _, _, r in found.values()])
+    top = max(HEAT_TOP, np.nanmax(values))
+    norm = LogNorm(1.0, top)
+    image = ax.imshow(values, cmap=_heat_colours(), norm=norm, aspect="auto")
+    for i, name in enumerate(found):
+        for j, backend in enumerate(backends):
+            value = values[i, j]
+            text = "-" if np.isnan(value) else f"{value:.3g}"
+            dark = not np.isnan(value) and norm(value) > 0.55
+            ax.text(j, i, text + (tables.MARK if name in marks[backend] else ""),
+                    ha="center", va="center", fontsize="small",
+                    fontweight="bold" if value == 1 else "normal",
+                    color="white" if dark else "black")
+    ax.set_xticks(range(len(backends)), backends, rotation=45, ha="right")
+    ax.set_yticks(range(len(found)), [f"{name} n={n}" for name, (n, *_) in found.items()])
+    bar = fig.colorbar(image, ax=ax, label="time / fastest (1 = fastest)", shrink=0.8)
+    ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if t <= top]
+    bar.set_ticks(ticks, labels=[str(t) for t in ticks])
+    bar.minorticks_off()
 
 
 def _heat_colours():

@@ -9,6 +9,7 @@ tuple): {"hash": ..., field: value, ...}}`` (what each result was measured with)
 with a numbered dagger and a footnote every result whose settings differ from the rest of
 what it is compared with (:func:`differing`); see docs/architecture.md."""
 
+import ast
 import collections
 import importlib.util
 import statistics
@@ -171,10 +172,20 @@ def ranking(res, key=ids.GATE_TIME, what="gate", settings=None):
     return notes.markdown("\n".join(lines))
 
 
-def over_fastest(data):
-    """(backends in first-seen order, {name: (n, fastest backend, its seconds, {backend:
-    seconds / fastest's})}) at each name's largest n: the circuit x backend comparison."""
-    backends = list(dict.fromkeys(b for _, _, b in data))
+def backend_order(res, key):
+    """The backends of ``key``'s results in its suite's order (its last parameter), those
+    with every combination skipped included; [] without results."""
+    if key not in res.get_all_result_keys():
+        return []
+    return [ast.literal_eval(p) for p in res.get_result_params(key)[-1]]
+
+
+def over_fastest(data, order=()):
+    """(backends, {name: (n, fastest backend, its seconds, {backend: seconds / fastest's})})
+    at each name's largest n: the circuit x backend comparison. The backends that have a
+    result, in ``order`` (a suite's, see :func:`backend_order`), then as first seen."""
+    seen = dict.fromkeys(b for _, _, b in data)
+    backends = [b for b in order if b in seen] + [b for b in seen if b not in order]
     rows = {}
     for name, (n, times) in at_largest_n(data).items():
         fastest, best = _leaders(times)[0]
@@ -186,7 +197,7 @@ def time_over_fastest(res, key=ids.CIRCUIT_TIME, what="circuit", settings=None):
     """Rows: each circuit (or gate) at its largest n; columns: every backend; a cell: its
     time over the fastest backend's there ("-": not run at that n). A cell whose settings
     hash differs from the rest of its backend's column is marked."""
-    backends, rows = over_fastest(table_of(res, key))
+    backends, rows = over_fastest(table_of(res, key), backend_order(res, key))
     notes = Footnotes()
     marks = {b: differing([(name, (key, (name, n, b))) for name, (n, _, _, ratios)
                            in rows.items() if b in ratios], settings) for b in backends}

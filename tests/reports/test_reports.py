@@ -78,9 +78,9 @@ def test_page_links_every_figure_and_table(full):
     text = index.read_text()
     assert said == []
     pngs = re.findall(r'<img src="([^"]+)"', text)
-    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "circuits.png", "gate_H.png",
-                            "gate_X.png", "threads.png", "variational_gradient.png",
-                            "variational_memory.png"]
+    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "circuits_complex128.png",
+                            "circuits_complex64.png", "gate_H.png", "gate_X.png", "threads.png",
+                            "variational_gradient.png", "variational_memory.png"]
     for png in pngs:
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     mds = re.findall(r'<a href="([^"]+\.md)">', text)
@@ -264,3 +264,28 @@ def test_the_peers_table_is_rendered_cell_by_cell(full):
     peers = text[text.index('<h3 id="simulator-peers">'):text.index('<h3 id="settings-measured">')]
     for row in re.findall(r"<tr>(.*?)</tr>", peers):
         assert len(re.findall(r"<t[dh]", row)) == 4, row
+
+
+def test_settings_marks_reach_the_page(tmp_path, monkeypatch):
+    from harness.statevector import tables as sv_tables
+    same = {"precision": "complex128", "fusion": "off"}
+    fake = {(ids.CIRCUIT_TIME, ("QFT", 12, b)): {"hash": b, "threads": threads, **same}
+            for b, threads in (("stride", 1), ("qulacs", 1), ("cirq", 4))}
+    monkeypatch.setattr(sv_tables, "recorded_settings", lambda res, results_dir: fake)
+    index = build.build(report_results(tmp_path), "box", tmp_path / "out", say=print)
+    text = index.read_text()
+    assert "<td>cirq \u20201</td>" in text  # the circuit ranking
+    assert "<p>\u20201 cirq, QFT n=12: threads 4 (others: 1)</p>" in text
+    # the headline pairs cirq (fastest, 4 threads) with stride: the runner-up is marked
+    assert "<td>stride \u20201 \u00d72.00</td>" in text
+    assert "<p>\u20201 stride, QFT n=12 complex128: threads 1 (others: 4)</p>" in text
+
+
+def test_harness_table_prints_the_headline_first(tmp_path, capsys):
+    from harness import tables
+    assert tables.report("box", report_results(tmp_path)) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("machine box, commit abcdef12\n\n## Who is fastest per gate")
+    assert "| X | stride 8 us | qulacs \u00d71.25 | stride 100 us | qsim \u00d72.00 |" in out
+    assert "## Circuit time / fastest per backend at the largest n\n\n" in out
+    assert "| QFT | 12 | cirq 2 ms | 2.00 | 2.50 | 1.00 |" in out
