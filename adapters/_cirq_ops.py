@@ -46,7 +46,9 @@ def operation(cirq, instruction, n):
         gate = table[name, len(locs), 0](theta)
         targets = locs
     else:
-        gate = cirq.MatrixGate(np.asarray(instruction.matrix, dtype=np.complex128))
+        # a matrix is applied as given (Cirq's unitarity check would refuse others)
+        gate = cirq.MatrixGate(np.asarray(instruction.matrix, dtype=np.complex128),
+                               unitary_check=False)
         targets = locs[::-1]
     op = gate.on(*[qubit[q] for q in targets])
     if ctrls:

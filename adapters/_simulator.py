@@ -1,13 +1,21 @@
 """What every simulator adapter shares: the unavailable-tool error, the precision of a
-state handed in, an instruction's controls in one form, and the kernel signature
-(``apply``) built from the adapter's own from_numpy / gate / run / to_numpy."""
+state handed in, an instruction's controls in one form, the kernel signature (``apply``)
+built from the adapter's own from_numpy / gate / run / to_numpy, and :class:`Program`,
+what ``gate`` and ``circuit`` return.
+
+The input contract (docs/architecture.md, "Adapters and plugins"): ``gate`` and
+``circuit`` check every instruction (:func:`checked`) before the tool sees it, and a
+program records the states it fits, so that ``run`` refuses a state of another size with
+one comparison (:func:`built`) before the tool runs anything. A tool's own exception
+becomes a RuntimeError naming the tool (:func:`tool_failed`).
+"""
 
 import ctypes
 import sys
 
 import numpy as np
 
-from kernels.statevector._validate import check_gate, state_qubits
+from kernels.statevector._validate import check_gate, check_instruction, matrix_for, state_qubits
 from kernels.statevector.circuits import Instruction
 
 from ._guard import tool_version
@@ -113,6 +121,46 @@ def parts(instruction):
     return instruction.name, locs, ctrls, vals, tuple(instruction.params)
 
 
+def checked(instruction, n=None):
+    """``instruction`` checked (for states of n qubits, or, with n=None, on its own: see
+    check_instruction) and normalised for a tool: qubits as int tuples, every control
+    valued, the matrix complex128 (integer, real and object matrices of numbers
+    converted), the angles floats. ValueError naming the bad argument."""
+    g = check_instruction(instruction, n)
+    params = getattr(instruction, "params", ()) or ()
+    try:
+        params = tuple(float(p) for p in params)
+    except (TypeError, ValueError):
+        raise ValueError(f"params must be real numbers, got {params!r}") from None
+    name = getattr(instruction, "name", "dense")
+    return Instruction(name=name if isinstance(name, str) else "dense",
+                       matrix=np.asarray(matrix_for(g.matrix, np.complex128),
+                                         dtype=np.complex128),
+                       locs=g.locs, ctrl_locs=g.ctrl_locs, ctrl_vals=g.ctrl_vals,
+                       params=params)
+
+
+def circuit_qubits(n):
+    """``n``, a circuit's number of qubits, as an int; ValueError naming it otherwise."""
+    try:
+        ok = not isinstance(n, bool) and int(n) == n and n >= 1
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"n must be a positive number of qubits, got {n!r}")
+    return int(n)
+
+
+def tool_failed(name, exc):
+    """The RuntimeError a user sees instead of the tool ``name``'s own exception."""
+    return RuntimeError(f"{name} failed: {type(exc).__name__}: {exc}")
+
+
+def not_a_state(name, state):
+    return ValueError(f"state must be a {name} state made by from_numpy, got "
+                      f"{type(state).__name__}")
+
+
 def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     """The kernel signature on ``module``: check, copy into the tool, run, copy back."""
     require(module.NAME, module.AVAILABLE, module.REASON)
@@ -129,24 +177,77 @@ def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
 
 
 class Program:
-    """Instructions compiled for a tool whose operations depend on the state they meet
-    (big-endian tools renumber qubits by the state's size; some need the matrices in the
-    state's dtype): ``build(instructions, *key)`` once per key, on first use, which is the
-    validation run that precedes any timing."""
+    """What an adapter's ``gate`` and ``circuit`` return: the checked instructions, the
+    sizes of state they fit (a gate: any state with at least ``min_qubits``, the fewest
+    its qubits need; a circuit: exactly the n it was built for), and the tool's own
+    program made from them by ``build``.
 
-    def __init__(self, build, instructions, n=None):
-        self.build, self.instructions = build, list(instructions)
+    ``per_size=False``: ``build(instructions, n)`` once, now (n None for a gate), as the
+    tool's users build their gate and circuit objects. ``per_size=True``: for a tool whose
+    operations depend on the state they meet (big-endian tools renumber qubits by the
+    state's size; some need the matrices in the state's dtype), ``build(instructions, n,
+    *key)`` once per key, on first use, which is the validation run that precedes any
+    timing. A tool's failure while building is a RuntimeError naming it."""
+
+    __slots__ = ("owner", "instructions", "n", "min_qubits", "max_qubits", "build",
+                 "built", "native")
+
+    def __init__(self, owner, build, instructions, n=None, per_size=False):
+        self.owner, self.build, self.instructions = owner, build, list(instructions)
+        self.n = n
         self.min_qubits = max((max((*i.locs, *i.ctrl_locs)) + 1 for i in self.instructions),
-                              default=0)
-        if n is not None and n < self.min_qubits:
-            raise ValueError(f"the instructions act on {self.min_qubits} qubits, not {n}")
-        self.built = {}
+                              default=1)
+        self.max_qubits = float("inf") if n is None else n
+        if n is not None:
+            self.min_qubits = n
+        self.built, self.native = {}, None
+        if not per_size:
+            self.native = (self._build(n),)
+
+    @classmethod
+    def gate(cls, owner, build, instruction, per_size=False):
+        """The program of one instruction, checked on its own (any large enough state)."""
+        return cls(owner, build, [checked(instruction)], None, per_size)
+
+    @classmethod
+    def circuit(cls, owner, build, instructions, n, per_size=False):
+        """The program of a circuit on n qubits, every instruction checked against n."""
+        n = circuit_qubits(n)
+        return cls(owner, build, [checked(i, n) for i in instructions], n, per_size)
+
+    def _build(self, n, *key):
+        try:
+            return self.build(self.instructions, n, *key)
+        except NotImplementedError:
+            raise
+        except Exception as exc:
+            raise tool_failed(self.owner, exc) from exc
+
+    def mismatch(self, n):
+        if self.n is not None:
+            return (f"state has {n} qubits; the circuit was built for {self.n} (circuit(), "
+                    "n)")
+        return (f"state has {n} qubits; the gate acts on qubit {self.min_qubits - 1}, so it "
+                f"needs at least {self.min_qubits}")
 
     def get(self, n, *key):
+        """The tool's program for a state of n qubits (and ``key``); ValueError naming
+        the state when it does not fit."""
+        if not self.min_qubits <= n <= self.max_qubits:
+            raise ValueError(self.mismatch(n))
+        if self.native is not None:
+            return self.native[0]
         built = self.built.get((n, *key))
         if built is None:
-            if n < self.min_qubits:
-                raise ValueError(f"the program acts on {self.min_qubits} qubits, the state "
-                                 f"has {n}")
-            built = self.built[(n, *key)] = self.build(self.instructions, n, *key)
+            built = self.built[(n, *key)] = self._build(n, *key)
         return built
+
+
+def built(program, owner, n, *key):
+    """The tool ``owner``'s program in ``program`` for a state of n qubits: what ``run``
+    calls first, a type check and a size comparison. ValueError naming ``program`` when
+    it is not the adapter's, or ``state`` when it does not fit."""
+    if type(program) is not Program or program.owner != owner:
+        raise ValueError(f"program must be made by the {owner} adapter's gate() or "
+                         f"circuit(), got {type(program).__name__}")
+    return program.get(n, *key)

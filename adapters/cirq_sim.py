@@ -55,12 +55,12 @@ def to_numpy(state):
 
 def gate(instruction):
     _require()
-    return _simulator.Program(_build, [instruction])
+    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
 
 
 def circuit(instructions, n):
     _require()
-    return _simulator.Program(_build, instructions, n)
+    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
 
 
 def _build(instructions, n):
@@ -69,9 +69,14 @@ def _build(instructions, n):
 
 def run(state, program):
     """Apply the program's operations to ``state`` in place: the timed call."""
-    act_on = cirq.act_on
-    for op in program.get(len(state.qubits)):
-        act_on(op, state)
+    if not isinstance(state, cirq.StateVectorSimulationState):
+        raise _simulator.not_a_state(NAME, state)
+    ops, act_on = _simulator.built(program, NAME, len(state.qubits)), cirq.act_on
+    try:
+        for op in ops:
+            act_on(op, state)
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return state
 
 

@@ -111,18 +111,25 @@ def _build(instructions, n, dtype):
 
 def gate(instruction):
     _require()
-    return _simulator.Program(_build, [instruction])
+    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
 
 
 def circuit(instructions, n):
     _require()
-    return _simulator.Program(_build, instructions, n)
+    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
 
 
 def run(sv, program):
     """The program's gates on ``sv`` in place: the timed call."""
-    for method, args in program.get(sv.size().bit_length() - 1, _dtype(sv)):
-        getattr(sv, method)(*args)
+    dtype = _DTYPES.get(type(sv).__name__)
+    if dtype is None:
+        raise _simulator.not_a_state(NAME, sv)
+    ops = _simulator.built(program, NAME, sv.size().bit_length() - 1, dtype)
+    try:
+        for method, args in ops:
+            getattr(sv, method)(*args)
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return sv
 
 

@@ -146,27 +146,38 @@ def _gates(instruction, angle=None):
     return [*flips, base, *flips]
 
 
-def gate(instruction):
-    """The instruction's gate, or a Circuit when controls on |0> add X gates around it."""
-    _require()
-    gates = _gates(instruction)
-    if len(gates) == 1:
+def _build(instructions, n):
+    """A gate (n None): the instruction's gate, or a Circuit when controls on |0> add X
+    gates around it. A circuit: a MindQuantum Circuit (it caches its C++ gates after the
+    first run)."""
+    gates = [g for inst in instructions for g in _gates(inst)]
+    if n is None and len(gates) == 1:
         return gates[0]
     return mindquantum.core.circuit.Circuit(gates)
 
 
-def circuit(instructions, n):
-    """A MindQuantum Circuit (it caches its C++ gates after the first run)."""
+def gate(instruction):
     _require()
-    return mindquantum.core.circuit.Circuit([g for inst in instructions for g in _gates(inst)])
+    return _simulator.Program.gate(NAME, _build, instruction)
+
+
+def circuit(instructions, n):
+    _require()
+    return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
 def run(sim, program):
     """The gate or circuit on ``sim`` in place: the timed call."""
-    if isinstance(program, mindquantum.core.circuit.Circuit):
-        sim.apply_circuit(program)
-    else:
-        sim.apply_gate(program)
+    if not isinstance(sim, mindquantum.simulator.Simulator):
+        raise _simulator.not_a_state(NAME, sim)
+    native = _simulator.built(program, NAME, sim.n_qubits)
+    try:
+        if isinstance(native, mindquantum.core.circuit.Circuit):
+            sim.apply_circuit(native)
+        else:
+            sim.apply_gate(native)
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return sim
 
 

@@ -139,28 +139,37 @@ def _operations(instruction):
     return [*flips, (gate, ctrls, locs), *flips]
 
 
+def _build(instructions, n):
+    return [op for inst in instructions for op in _operations(inst)]
+
+
 def gate(instruction):
     _require()
-    return _operations(instruction)
+    return _simulator.Program.gate(NAME, _build, instruction)
 
 
 def circuit(instructions, n):
     _require()
-    return [op for inst in instructions for op in _operations(inst)]
+    return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
 def run(state, program):
     """The program's gates through the engine, then flush: the timed call."""
     from projectq.meta import Control
-    eng, qureg = state.eng, state.qureg
-    for g, ctrls, targets in program:
-        qubits = tuple(qureg[q] for q in targets)
-        if ctrls:
-            with Control(eng, [qureg[q] for q in ctrls]):
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    ops, eng, qureg = _simulator.built(program, NAME, state.n), state.eng, state.qureg
+    try:
+        for g, ctrls, targets in ops:
+            qubits = tuple(qureg[q] for q in targets)
+            if ctrls:
+                with Control(eng, [qureg[q] for q in ctrls]):
+                    g | qubits
+            else:
                 g | qubits
-        else:
-            g | qubits
-    eng.flush()
+        eng.flush()
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return state
 
 

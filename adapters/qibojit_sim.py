@@ -149,26 +149,32 @@ def _build_circuit(instructions, n):
 def gate(instruction):
     """The instruction's qibo gates (X around it for controls on |0>), per state size."""
     _require()
-    return _simulator.Program(_build_gates, [instruction])
+    return _simulator.Program.gate(NAME, _build_gates, instruction, per_size=True)
 
 
 def circuit(instructions, n):
     """A qibo Circuit of the instructions on ``n`` qubits."""
     _require()
-    return _simulator.Program(_build_circuit, instructions, n)
+    return _simulator.Program.circuit(NAME, _build_circuit, instructions, n, per_size=True)
 
 
 def run(state, program):
     """The program on ``state`` in place: the timed call."""
-    backend, n = _backend(state.precision), state.n
-    built = program.get(n)
-    if isinstance(built, list):
-        vec = state.vec
-        for g in built:
-            vec = backend.apply_gate(g, vec, n)
-        state.vec = vec
-    else:
-        state.vec = backend.execute_circuit(built, initial_state=state.vec).state()
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    n = state.n
+    built = _simulator.built(program, NAME, n)
+    backend = _backend(state.precision)
+    try:
+        if isinstance(built, list):
+            vec = state.vec
+            for g in built:
+                vec = backend.apply_gate(g, vec, n)
+            state.vec = vec
+        else:
+            state.vec = backend.execute_circuit(built, initial_state=state.vec).state()
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return state
 
 

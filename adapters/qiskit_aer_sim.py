@@ -91,7 +91,8 @@ def _new_state(vec):
     first, which corrupts the heap at exit)."""
     aer = qiskit_aer.quantum_info.states.aer_state.AerState(
         method="statevector", precision="double", parallel_state_update=_threads.count)
-    aer.initialize(np.ascontiguousarray(vec, dtype=np.complex128), copy=True)
+    # Aer's initialize refuses a read-only array even when it copies it
+    aer.initialize(np.require(vec, np.complex128, ("C", "W")), copy=True)
     return aer
 
 
@@ -101,6 +102,7 @@ class _State:
 
     def __init__(self, vec):
         self.aer = _new_state(vec)
+        self.n = vec.shape[0].bit_length() - 1
 
     def read(self):
         amplitudes = self.aer.move_to_ndarray()  # flushes; the array owns its memory
@@ -112,7 +114,7 @@ class _State:
 def from_numpy(vec):
     _require()
     _simulator.precision_of(vec, NAME, PRECISIONS)
-    return _State(vec)
+    return _State(np.asarray(vec))
 
 
 def to_numpy(state):
@@ -172,26 +174,38 @@ def _operations(instruction):
     return [("apply_multiplexer", (list(ctrls), list(locs), mats))]
 
 
+def _build(instructions, n):
+    """A gate (n None): its operations with a flush after each but the last (run flushes
+    that one), so that Aer's fusion never merges them. A circuit: every operation, one
+    batch."""
+    if n is None:
+        ops = _operations(instructions[0])
+        return [part for op in ops[:-1] for part in (op, ("flush", ()))] + ops[-1:]
+    return [op for inst in instructions for op in _operations(inst)]
+
+
 def gate(instruction):
-    """A single gate: its operations with a flush after each but the last (run flushes
-    that one), so that Aer's fusion never merges them."""
     _require()
-    ops = _operations(instruction)
-    return [part for op in ops[:-1] for part in (op, ("flush", ()))] + ops[-1:]
+    return _simulator.Program.gate(NAME, _build, instruction)
 
 
 def circuit(instructions, n):
     _require()
-    return [op for inst in instructions for op in _operations(inst)]
+    return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
 def run(state, program):
     """The program's operations on ``state``, then ``flush()``, which applies them (and
     fuses a circuit): the timed call."""
-    aer = state.aer
-    for method, args in program:
-        getattr(aer, method)(*args)
-    aer.flush()
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    ops, aer = _simulator.built(program, NAME, state.n), state.aer
+    try:
+        for method, args in ops:
+            getattr(aer, method)(*args)
+        aer.flush()
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return state
 
 

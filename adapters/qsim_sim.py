@@ -76,12 +76,12 @@ def to_numpy(state):
 
 def gate(instruction):
     _require()
-    return _simulator.Program(_build, [instruction])
+    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
 
 
 def circuit(instructions, n):
     _require()
-    return _simulator.Program(_build, instructions, n)
+    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
 
 
 def _build(instructions, n, n_threads):
@@ -98,8 +98,13 @@ def _build(instructions, n, n_threads):
 
 def run(state, program):
     """The circuit on ``state``: the timed call (copy in, fusion, simulation)."""
-    out = qsimcirq.qsim.qsim_simulate_fullstate(program.get(state.n, _threads.count),
-                                                state.vec.view(np.float32))
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    options = _simulator.built(program, NAME, state.n, _threads.count)
+    try:
+        out = qsimcirq.qsim.qsim_simulate_fullstate(options, state.vec.view(np.float32))
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     if out.shape[0] != 2 * state.vec.shape[0]:  # qsim prints its errors and returns []
         raise RuntimeError(f"qsim failed on a {state.n}-qubit state (see its message)")
     state.vec = out.view(np.complex64)

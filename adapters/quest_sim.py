@@ -157,20 +157,30 @@ def _operations(instruction):
     return [*flips, op, *flips]
 
 
+def _build(instructions, n):
+    return pyquest.Circuit([op for inst in instructions for op in _operations(inst)])
+
+
 def gate(instruction):
     _require()
-    return pyquest.Circuit(_operations(instruction))
+    return _simulator.Program.gate(NAME, _build, instruction)
 
 
 def circuit(instructions, n):
     _require()
-    return pyquest.Circuit([op for inst in instructions for op in _operations(inst)])
+    return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
 def run(reg, program):
     """The program on ``reg`` in place: the timed call (QuEST applies each gate at once;
     nothing is deferred)."""
-    reg.apply_circuit(program)
+    if not isinstance(reg, pyquest.Register):
+        raise _simulator.not_a_state(NAME, reg)
+    native = _simulator.built(program, NAME, reg.num_qubits)
+    try:
+        reg.apply_circuit(native)
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return reg
 
 

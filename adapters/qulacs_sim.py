@@ -15,9 +15,9 @@ import sys
 
 import numpy as np
 
-from kernels.statevector._validate import check_gate, state_qubits
+from kernels.statevector._validate import state_qubits
 
-from . import _gradients
+from . import _gradients, _simulator
 from ._guard import guarded_import
 
 NAME = "qulacs"
@@ -132,17 +132,11 @@ def _dense(matrix, locs, ctrl_locs, ctrl_vals):
     return g
 
 
-def gate(instruction):
-    """A qulacs gate for a :class:`kernels.statevector.circuits.Instruction`.
-
-    qulacs's named gate where it has one for the instruction's name and controls (the
-    name is trusted to match the matrix), else a DenseMatrix with its controls, so every
-    instruction runs.
-    """
-    _require()
-    locs = tuple(int(q) for q in instruction.locs)
-    ctrls = tuple(int(q) for q in instruction.ctrl_locs)
-    vals = tuple(int(v) for v in instruction.ctrl_vals or ()) or (1,) * len(ctrls)
+def _gate(instruction):
+    """qulacs's named gate where it has one for the (checked) instruction's name and
+    controls (the name is trusted to match the matrix), else a DenseMatrix with its
+    controls, so every instruction runs."""
+    locs, ctrls, vals = instruction.locs, instruction.ctrl_locs, instruction.ctrl_vals
     if all(v == 1 for v in vals):
         named = _NAMED.get((instruction.name, len(locs), len(ctrls)))
         if named:
@@ -150,17 +144,31 @@ def gate(instruction):
         if instruction.name in _ROTATIONS and len(locs) == 1 and not ctrls \
                 and len(instruction.params) == 1:
             named, sign = _ROTATIONS[instruction.name]
-            return getattr(qulacs.gate, named)(locs[0], sign * float(instruction.params[0]))
+            return getattr(qulacs.gate, named)(locs[0], sign * instruction.params[0])
     return _dense(instruction.matrix, locs, ctrls, vals)
 
 
-def circuit(instructions, n):
-    """A qulacs QuantumCircuit on ``n`` qubits of :func:`gate` for each instruction."""
-    _require()
-    out = qulacs.QuantumCircuit(int(n))
+def _build(instructions, n):
+    if n is None:  # a gate
+        return _gate(instructions[0])
+    out = qulacs.QuantumCircuit(n)
     for inst in instructions:
-        out.add_gate(gate(inst))
+        out.add_gate(_gate(inst))
     return out
+
+
+def gate(instruction):
+    """A qulacs gate for a :class:`kernels.statevector.circuits.Instruction`, checked
+    first: qulacs itself does not check a gate's qubits against the state's size (a
+    gate beyond it writes outside the state, or crashes)."""
+    _require()
+    return _simulator.Program.gate(NAME, _build, instruction)
+
+
+def circuit(instructions, n):
+    """A qulacs QuantumCircuit on ``n`` qubits of a gate for each instruction."""
+    _require()
+    return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
 # --- states ----------------------------------------------------------------------------
@@ -168,9 +176,8 @@ def circuit(instructions, n):
 def from_numpy(vec):
     """A qulacs QuantumState holding a copy of the amplitudes ``vec`` (complex128)."""
     _require()
-    if np.asarray(vec).dtype != np.complex128:
-        raise NotImplementedError(f"qulacs runs complex128 states, got {np.asarray(vec).dtype}")
-    qstate = qulacs.QuantumState(state_qubits(vec))
+    _simulator.precision_of(vec, NAME, PRECISIONS)
+    qstate = qulacs.QuantumState(state_qubits(np.asarray(vec)))
     qstate.load(np.ascontiguousarray(vec, dtype=np.complex128))
     return qstate
 
@@ -181,28 +188,20 @@ def to_numpy(qstate):
     return np.array(qstate.get_vector(), dtype=np.complex128)
 
 
-def run(qstate, gate_or_circuit):
+def run(qstate, program):
     """Apply a gate or circuit from :func:`gate`/:func:`circuit` to ``qstate`` in place:
     the only call a timing loop makes."""
-    gate_or_circuit.update_quantum_state(qstate)
+    if not isinstance(qstate, qulacs.QuantumState):
+        raise _simulator.not_a_state(NAME, qstate)
+    native = _simulator.built(program, NAME, qstate.get_qubit_count())
+    try:
+        native.update_quantum_state(qstate)
+    except Exception as exc:
+        raise _simulator.tool_failed(NAME, exc) from exc
     return qstate
 
 
-def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
-    """The kernel signature: apply the gate to the numpy ``state`` in place (through a
-    qulacs copy) and return it."""
-    _require()
-    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
-    if not isinstance(state, np.ndarray) or state.dtype != np.complex128:
-        raise NotImplementedError(
-            f"qulacs runs complex128 numpy states, got {type(state).__name__} "
-            f"of dtype {getattr(state, 'dtype', None)}")
-    if not np.can_cast(np.asarray(g.matrix).dtype, np.complex128, casting="same_kind"):
-        raise NotImplementedError(f"qulacs takes a complex matrix, got dtype {g.matrix.dtype}")
-    qstate = from_numpy(state)
-    _dense(g.matrix, g.locs, g.ctrl_locs, g.ctrl_vals).update_quantum_state(qstate)
-    state[:] = qstate.get_vector()
-    return state
+apply = _simulator.kernel_signature(__name__)
 
 
 # --- circuit gradients (DESIGN.md, "Contract: variational circuits") ---------------------
@@ -260,7 +259,7 @@ class _Backprop:
         rows, factors = [], []
         for slot, inst in zip(problem.slots, problem.circuit(problem.theta0)):
             if slot.param is None:
-                self.circuit.add_gate(gate(inst))
+                self.circuit.add_gate(_gate(_simulator.checked(inst, n)))
                 continue
             for c, word in _rotation_terms(slot):
                 if len(word) == 1:

@@ -12,6 +12,7 @@ Three entry points:
 """
 
 from functools import lru_cache
+from numbers import Number
 from typing import NamedTuple
 
 import numpy as np
@@ -100,16 +101,10 @@ def matrix_for(matrix, dtype):
     if kind == "c":
         if matrix.dtype.kind == "c":
             return matrix
-        try:
-            return matrix.astype(np.complex128)
-        except (TypeError, ValueError):
-            raise ValueError("matrix has entries that are not numbers") from None
+        return _as_complex(matrix)
     if kind == "f":
         if matrix.dtype.kind == "O":
-            try:
-                matrix = matrix.astype(np.complex128)
-            except (TypeError, ValueError):
-                raise ValueError("matrix has entries that are not numbers") from None
+            matrix = _as_complex(matrix)
         if matrix.dtype.kind == "c":
             if np.any(matrix.imag != 0):
                 raise ValueError(
@@ -119,6 +114,17 @@ def matrix_for(matrix, dtype):
         return matrix
     raise ValueError(f"state must hold complex (or, for a real matrix, real) amplitudes, "
                      f"got dtype {np.dtype(dtype)}")
+
+
+def _as_complex(matrix):
+    # numpy turns None into nan and "1" into 1 when it casts an object array: a number
+    # nobody wrote, so every entry must be a number first
+    if matrix.dtype.kind == "O" and not all(isinstance(x, Number) for x in matrix.flat):
+        raise ValueError("matrix has entries that are not numbers")
+    try:
+        return matrix.astype(np.complex128)
+    except (TypeError, ValueError):
+        raise ValueError("matrix has entries that are not numbers") from None
 
 
 def check_gate(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):

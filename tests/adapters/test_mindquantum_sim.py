@@ -19,7 +19,7 @@ if mq.AVAILABLE:
 
 
 def test_controls_on_zero_are_x_gates_in_the_program():
-    program = mq.gate(circuits.gate("Z", 2, ctrl=(0, 4), ctrl_vals=(1, 0)))
+    program = mq.gate(circuits.gate("Z", 2, ctrl=(0, 4), ctrl_vals=(1, 0))).get(5)
     names = [type(g).__name__ for g in program]
     assert names == ["XGate", "ZGate", "XGate"]
     assert list(program[0].obj_qubits) == [4] and list(program[1].ctrl_qubits) == [0, 4]

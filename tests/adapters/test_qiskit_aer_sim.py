@@ -68,8 +68,8 @@ def test_single_gates_with_zero_controls_are_not_fused():
     state = random_state(n, np.random.default_rng(4))
     inst = circuits.gate("X", 15, ctrl=(0,), ctrl_vals=(0,))
     program = qa.gate(inst)
-    assert [method for method, _ in program] == ["apply_x", "flush", "apply_cx", "flush",
-                                                 "apply_x"]
+    assert [method for method, _ in program.get(n)] == ["apply_x", "flush", "apply_cx",
+                                                        "flush", "apply_x"]
     s = qa.from_numpy(state)
     qa.run(s, program)
     assert _metadata(s)["fusion"]["applied"] is False
@@ -110,7 +110,7 @@ NAMED = [  # (instruction, the AerState methods it becomes)
 @pytest.mark.parametrize("inst, ops", NAMED, ids=[f"{i.name}-{'-'.join(o)}" for i, o in NAMED])
 def test_named_gates(inst, ops):
     program = qa.gate(inst)
-    assert [method for method, _ in program if method != "flush"] == ops
+    assert [method for method, _ in program.get(3) if method != "flush"] == ops
     state = random_state(3, np.random.default_rng(2))
     expected = naive.apply(state.copy(), inst.matrix, inst.locs, inst.ctrl_locs,
                            inst.ctrl_vals or None)

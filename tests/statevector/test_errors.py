@@ -22,6 +22,11 @@ BAD = [
     ("ctrl_vals wrong length", (8,), gates.X, (0,), (1, 2), (1,), "ctrl_vals"),
     ("ctrl_vals not 0/1", (8,), gates.X, (0,), (1,), (2,), "ctrl_vals"),
     ("fractional loc", (8,), gates.X, (0.5,), (), None, "locs"),
+    # numpy would cast None to nan and "1" to 1: numbers nobody wrote
+    ("object matrix of non-numbers", (8,), np.array([[None, 1], [1, None]], dtype=object),
+     (0,), (), None, "matrix"),
+    ("object matrix of strings", (8,), np.array([["0", "1"], ["1", "0"]], dtype=object),
+     (0,), (), None, "matrix"),
 ]
 
 

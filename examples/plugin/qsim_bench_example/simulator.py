@@ -7,6 +7,8 @@ This module is the whole plugin interface of a simulator (see the project's READ
 from_numpy, to_numpy, gate, circuit, run, apply, sync.
 """
 
+from numbers import Number
+
 import numpy as np
 
 NAME = "example-numpy"
@@ -24,40 +26,68 @@ def sync():
     """numpy is synchronous."""
 
 
+# --- the input contract: every argument checked before anything is touched -------------
+# (ValueError naming the bad argument; NotImplementedError for what this simulator does
+# not run. The project's conformance suite, tests/contract, probes all of it.)
+
+def _qubits(vec):
+    """n for a state vector of 2**n amplitudes; ValueError naming the state otherwise."""
+    size = vec.shape[0] if vec.ndim == 1 else 0
+    if size < 2 or size & (size - 1):
+        raise ValueError(f"state must be a 1-D array of length 2**n, got shape {vec.shape}")
+    return size.bit_length() - 1
+
+
+def _precision(vec):
+    if vec.dtype not in _DTYPES:
+        raise NotImplementedError(f"{NAME} runs {PRECISIONS} states, got dtype {vec.dtype}")
+
+
+def _indices(name, values, n):
+    values = (values,) if np.isscalar(values) else tuple(values)
+    try:
+        out = tuple(int(q) for q in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be qubit indices, got {values!r}") from None
+    if out != values or any(q < 0 or (n is not None and q >= n) for q in out):
+        raise ValueError(f"{name} must be integers in 0..{'n-1' if n is None else n - 1}, "
+                         f"got {values!r}")
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name} repeats a qubit: {out}")
+    return out
+
+
+def _check(n, matrix, locs, ctrl_locs, ctrl_vals):
+    """The gate's arguments, checked for states of n qubits (None: any large enough) and
+    normalised: a complex matrix, tuples of ints."""
+    locs, ctrl_locs = _indices("locs", locs, n), _indices("ctrl_locs", ctrl_locs, n)
+    if not locs:
+        raise ValueError("locs must name at least one qubit")
+    if set(locs) & set(ctrl_locs):
+        raise ValueError(f"ctrl_locs {ctrl_locs} overlap locs {locs}")
+    ctrl_vals = (1,) * len(ctrl_locs) if ctrl_vals is None else tuple(ctrl_vals)
+    if len(ctrl_vals) != len(ctrl_locs) or not all(v in (0, 1) for v in ctrl_vals):
+        raise ValueError(f"ctrl_vals must be one 0 or 1 per control, got {ctrl_vals}")
+    matrix = np.asarray(matrix)
+    if matrix.dtype.kind == "O" and all(isinstance(x, Number) for x in matrix.flat):
+        matrix = matrix.astype(np.complex128)
+    if matrix.dtype.kind not in "biufc":
+        raise ValueError(f"matrix must hold numbers, got dtype {matrix.dtype}")
+    if matrix.shape != (1 << len(locs),) * 2:
+        raise ValueError(f"matrix must be {1 << len(locs)}x{1 << len(locs)} for "
+                         f"{len(locs)} target qubit(s), got shape {matrix.shape}")
+    return matrix.astype(np.complex128), locs, ctrl_locs, tuple(int(v) for v in ctrl_vals)
+
+
 def from_numpy(vec):
     vec = np.asarray(vec)
-    if vec.dtype not in _DTYPES:
-        raise NotImplementedError(f"{NAME} runs {PRECISIONS}, got dtype {vec.dtype}")
     _qubits(vec)
+    _precision(vec)
     return vec.copy()
 
 
 def to_numpy(state):
     return state.copy()
-
-
-def _qubits(vec):
-    size = vec.shape[0] if vec.ndim == 1 else 0
-    if size < 2 or size & (size - 1):
-        raise ValueError(f"a state must be a 1-D array of length 2**n, got shape {vec.shape}")
-    return size.bit_length() - 1
-
-
-def _check(n, matrix, locs, ctrl_locs, ctrl_vals):
-    """ValueError naming the bad argument; nothing is touched before this passes."""
-    locs, ctrl_locs = tuple(int(q) for q in locs), tuple(int(q) for q in ctrl_locs)
-    ctrl_vals = (1,) * len(ctrl_locs) if ctrl_vals is None else tuple(int(v) for v in ctrl_vals)
-    matrix = np.asarray(matrix)
-    if not locs or matrix.shape != (1 << len(locs),) * 2:
-        raise ValueError(f"matrix must be {1 << len(locs)}x{1 << len(locs)} for "
-                         f"{len(locs)} target qubit(s), got shape {matrix.shape}")
-    qubits = locs + ctrl_locs
-    if len(set(qubits)) != len(qubits) or not all(0 <= q < n for q in qubits):
-        raise ValueError(f"locs {locs} and ctrl_locs {ctrl_locs} must be distinct qubits "
-                         f"of 0..{n - 1}")
-    if len(ctrl_vals) != len(ctrl_locs) or not set(ctrl_vals) <= {0, 1}:
-        raise ValueError(f"ctrl_vals must be one 0 or 1 per control, got {ctrl_vals}")
-    return matrix, locs, ctrl_locs, ctrl_vals
 
 
 class _Gate:
@@ -66,14 +96,12 @@ class _Gate:
     as numpy's C order puts the most significant bit first)."""
 
     def __init__(self, matrix, locs, ctrl_locs, ctrl_vals):
-        self.matrix, self.locs = np.asarray(matrix), locs
+        self.matrix, self.locs = matrix, locs
         self.ctrl_locs, self.ctrl_vals = ctrl_locs, ctrl_vals
+        self.min_qubits = max(locs + ctrl_locs) + 1
         self._plans = {}
 
     def _plan(self, n, dtype):
-        highest = max(self.locs + self.ctrl_locs)
-        if highest >= n:
-            raise ValueError(f"the gate acts on qubit {highest}, the state has {n} qubits")
         k = len(self.locs)
         # the matrix's row bits, most significant first, are qubits locs[k-1], ..., locs[0]
         tensor = self.matrix.astype(dtype).reshape((2,) * (2 * k))
@@ -96,32 +124,61 @@ class _Gate:
         view[...] = np.moveaxis(out, list(range(k)), targets)
 
 
+class _Program:
+    """Gates and the states they fit: a gate any state with enough qubits, a circuit
+    states of exactly the n it was built for."""
+
+    def __init__(self, gates, n=None):
+        self.gates, self.n = gates, n
+        self.min_qubits = n or max(g.min_qubits for g in gates)
+
+
+def _instruction(instruction, n):
+    try:
+        fields = (instruction.matrix, instruction.locs, instruction.ctrl_locs,
+                  instruction.ctrl_vals or None)
+    except AttributeError:
+        raise ValueError(f"instruction must be an Instruction, got "
+                         f"{type(instruction).__name__}") from None
+    return _Gate(*_check(n, *fields))
+
+
 def gate(instruction):
-    return _Gate(*_check(max((*instruction.locs, *instruction.ctrl_locs)) + 1,
-                         instruction.matrix, instruction.locs, instruction.ctrl_locs,
-                         instruction.ctrl_vals or None))
+    return _Program([_instruction(instruction, None)])
 
 
 def circuit(instructions, n):
-    gates = [_Gate(*_check(n, i.matrix, i.locs, i.ctrl_locs, i.ctrl_vals or None))
-             for i in instructions]
-
-    def program(state):
-        for g in gates:
-            g(state)
-    return program
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive number of qubits, got {n!r}")
+    return _Program([_instruction(i, int(n)) for i in instructions], int(n))
 
 
 def run(state, program):
-    program(state)
+    if not isinstance(program, _Program):
+        raise ValueError(f"program must come from gate() or circuit(), got "
+                         f"{type(program).__name__}")
+    if not isinstance(state, np.ndarray):
+        raise ValueError(f"state must come from from_numpy(), got {type(state).__name__}")
+    n = _qubits(state)
+    if n < program.min_qubits or (program.n is not None and n != program.n):
+        raise ValueError(f"state has {n} qubits; the program needs "
+                         f"{program.n or f'at least {program.min_qubits}'}")
+    for g in program.gates:
+        g(state)
     return state
 
 
 def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     """The kernel signature: ``state`` (a numpy array) updated in place and returned."""
-    if not isinstance(state, np.ndarray) or state.dtype not in _DTYPES:
-        raise NotImplementedError(f"{NAME} runs numpy arrays of {PRECISIONS}, got "
-                                  f"{type(state).__name__} {getattr(state, 'dtype', '')}")
+    if not isinstance(state, np.ndarray):
+        raise NotImplementedError(f"{NAME} runs numpy arrays, got {type(state).__name__}")
     n = _qubits(state)
-    _Gate(*_check(n, matrix, locs, ctrl_locs, ctrl_vals))(state)
+    if not state.flags.c_contiguous or not state.flags.writeable:
+        raise ValueError("state must be a contiguous, writeable array (it is updated in "
+                         "place)")
+    gate = _Gate(*_check(n, matrix, locs, ctrl_locs, ctrl_vals))
+    if state.dtype.kind not in "fc" or (state.dtype.kind == "f" and gate.matrix.imag.any()):
+        raise ValueError(f"state must hold complex amplitudes, got dtype {state.dtype}")
+    _precision(state)  # a real state with a real matrix: not run here
+    gate(state)
     return state
