@@ -4,7 +4,7 @@ machine; ``full`` is the seeds' 4..25 qubits and AD sizes; ``quick`` is the smok
 gates and circuits.
 
 State-vector keys: ``gate_qubits``, ``circuit_qubits``, ``thread_qubits``,
-``complex64_qubits`` and ``complex64_circuit_qubits`` (the complex64 suites),
+``complex64_qubits`` (the complex64 gate suite),
 ``call_qubits`` (the plain kernel
 call); ``peer_<key>``, where present, is the fewer sizes the simulator peers run at
 (``_setup.check_size``), so that a dozen peers fit in the default sweep.
@@ -17,22 +17,35 @@ before it is skipped, which keeps finite differences, AlgoPy and eager JAX off t
 element loops, where one gradient takes minutes to hours. ``gate_cases``: globs of the
 regression gate's tier-1 cases whose instruction counts the profile records (absent: all).
 
+Circuit keys (``statevector_circuits``): ``circuits``, the circuits as ``python -m harness
+circuit`` names them (``lib:NAME``, ``mqt:NAME``; ``lib:*`` and ``mqt:*`` stand for the
+whole library and every MQT Bench benchmark, see :func:`circuit_names`),
+``circuit_qubits`` their sizes, ``circuit_max_qubits`` the largest n per slow kernel, and
+``circuit_max_work`` the most gates x amplitudes of one case (the reference takes about
+25 ns per gate and amplitude: 1e9 is half a minute).
+
 Variational keys: ``variational_qubits`` the sizes of the circuit-gradient suite,
 ``variational_max_qubits`` the largest n per backend (or per tool: ``lightning`` covers
 ``lightning:qnode``) for the methods whose cost grows with the number of angles
 (param_shift, finite, forward's dual numbers) or whose tape holds every state."""
 
+import fnmatch
 import os
+
+DEFAULT_CIRCUITS = ["lib:qcbm", "lib:qft", "lib:qv", "lib:random", "lib:qaoa", "lib:ghz",
+                    "mqt:vqe_su2", "mqt:qwalk"]
 
 PROFILES = {
     "quick": {
         "rounds": 1,
         "gate_qubits": [4, 10],
         "call_qubits": [4],
+        "circuits": ["lib:qcbm", "mqt:ghz"],
         "circuit_qubits": [4, 8],
+        "circuit_max_qubits": {"naive": 8},
+        "circuit_max_work": 1e9,
         "thread_qubits": [12],
         "complex64_qubits": [10],
-        "complex64_circuit_qubits": [8],
         "variational_qubits": [4, 6],
         "variational_max_qubits": {"forward": 4},
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
@@ -46,12 +59,17 @@ PROFILES = {
         "gate_qubits": [4, 8, 12, 16, 20],  # 22 left to full: AD needs the minutes
         "peer_gate_qubits": [20],  # [12, 20] measured 20+ min in all: see README
         "call_qubits": [4, 12],
-        "circuit_qubits": [4, 8, 12, 16],
-        "peer_circuit_qubits": [12],
+        # cuQuantum's set, the seeds' two and two of MQT Bench's (a VQE ansatz, and a
+        # quantum walk of many-controlled X gates): every backend at 12 and 20
+        "circuits": DEFAULT_CIRCUITS,
+        "circuit_qubits": [12, 20],
+        # the reference kernels take 3-50x the fastest's time per circuit; at 12 they
+        # are placed, at 20 they would take minutes
+        "circuit_max_qubits": {"naive": 8, "subspace": 12, "loop": 12, "unrolled": 12},
+        "circuit_max_work": 1e9,
         "thread_qubits": [16, 18, 20, 22],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
-        "complex64_circuit_qubits": [12],
         # 4, 8, 12, 14 measured 8.7 min here, a third of `make bench`; 12 is in `full`
         "variational_qubits": [4, 8, 14],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8},
@@ -63,10 +81,12 @@ PROFILES = {
         "rounds": 2,
         "gate_qubits": list(range(4, 26)),
         "call_qubits": [4, 8, 12, 16],
-        "circuit_qubits": list(range(4, 21, 2)),
+        "circuits": ["lib:*", "mqt:*"],
+        "circuit_qubits": list(range(4, 26)),
+        "circuit_max_qubits": {"naive": 10, "subspace": 20, "loop": 22},
+        "circuit_max_work": 1e10,
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
         "complex64_qubits": [12, 16, 20, 22, 24],
-        "complex64_circuit_qubits": [12, 16, 20],
         "variational_qubits": list(range(4, 21, 2)),
         # torch and jax-jit keep every intermediate state: 17.6 and 11 GB at n = 20 on a
         # 24 GiB machine; qiskit-aer's reverse gradient takes 49 s per call there
@@ -82,10 +102,12 @@ PROFILES = {
         "rounds": 1,
         "gate_qubits": [12, 20],
         "call_qubits": [12],
+        "circuits": DEFAULT_CIRCUITS,
         "circuit_qubits": [12, 20],
+        "circuit_max_qubits": {"naive": 8},
+        "circuit_max_work": 1e9,
         "thread_qubits": [20],
         "complex64_qubits": [12, 20],
-        "complex64_circuit_qubits": [12, 20],
         "variational_qubits": [14, 20],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8,
                                    "reverse": 8, "source": 8, "torch": 14, "jax-jit": 14,
@@ -106,3 +128,28 @@ def current():
     if name not in PROFILES:
         raise ValueError(f"{ENV_VAR}={name!r} is not a profile; choose from {sorted(PROFILES)}")
     return PROFILES[name]
+
+
+def circuit_names(profile):
+    """The profile's ``circuits`` with ``lib:*`` / ``mqt:*`` patterns expanded into the
+    library's names and MQT Bench's (which needs mqt.bench: without it, none)."""
+    out = []
+    for spec in profile["circuits"]:
+        if "*" not in spec:
+            out.append(spec)
+            continue
+        prefix, _, pattern = spec.partition(":")
+        out += [f"{prefix}:{name}" for name in _names(prefix)
+                if fnmatch.fnmatch(name, pattern)]
+    return list(dict.fromkeys(out))
+
+
+def _names(prefix):
+    if prefix == "lib":
+        from kernels.statevector.circuits import LIBRARY
+        return list(LIBRARY)
+    try:
+        from mqt.bench.benchmarks import get_available_benchmark_names
+    except ImportError:
+        return []
+    return get_available_benchmark_names()

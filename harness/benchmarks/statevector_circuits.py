@@ -1,60 +1,90 @@
-"""Whole circuits (QCBM: 9 layers with a ring of CNOTs; QFT) on every backend, one
-thread: time per circuit and the peak memory of a run."""
+"""Whole circuits on every backend, one thread: the circuit library's (QCBM, QFT and
+cuQuantum's set, ``lib:NAME``) and MQT Bench's benchmarks (``mqt:NAME``), named as
+``python -m harness circuit`` takes them; time per circuit and the peak memory of a run,
+in complex128 and, on the backends that offer it, complex64.
 
-from ._setup import (BACKENDS, PROFILE, SEED, Suite, check_size,  # first: pins threads
-                     complex64_backends, qubits)
+The profile says which circuits (``circuits``) and sizes (``circuit_qubits``) run, and
+caps the slow reference kernels (``circuit_max_qubits``) and the work of one case
+(``circuit_max_work``: gates x amplitudes, which bounds the reference's time).
+"""
+
+from ._setup import BACKENDS, PROFILE, Suite, complex64_backends  # first: pins threads
 from ._once import setup_once
 
-import numpy as np
+from functools import lru_cache
 
-from kernels.statevector import circuits
+from harness import profiles
 
-CIRCUITS = {
-    "QCBM": lambda n: circuits.qcbm(n, np.random.default_rng(SEED)),
-    "QFT": circuits.qft,
-}
-
-#: The dense oracle rebuilds a 2**n x 2**n operator for every gate: above this a circuit
-#: takes minutes per run, so it is not timed.
-NAIVE_CIRCUIT_QUBITS = 8
+CIRCUITS = profiles.circuit_names(PROFILE)
+QUBITS = PROFILE["circuit_qubits"]
 
 
-class Circuit(Suite):
-    params = (list(CIRCUITS), qubits("circuit_qubits"), BACKENDS)
+@lru_cache(maxsize=None)
+def build(circuit, n):
+    """The instructions of ``circuit`` at n qubits; NotImplementedError (asv's skip) with
+    the reason where the source refuses that size."""
+    from harness.circuit import sources
+    try:
+        return sources.load(circuit, n).instructions
+    except sources.SourceError as exc:
+        raise NotImplementedError(str(exc)) from None
+
+
+def check_case(circuit, n, backend):
+    """NotImplementedError for a case the profile leaves out: a slow kernel above its
+    size, or a circuit whose reference would take too long."""
+    limit = PROFILE.get("circuit_max_qubits", {}).get(backend)
+    if limit is not None and n > limit:
+        raise NotImplementedError(f"the profile times {backend} on circuits up to {limit} "
+                                  "qubits")
+    instructions = build(circuit, n)
+    work = len(instructions) << n
+    if work > PROFILE["circuit_max_work"]:
+        raise NotImplementedError(
+            f"{circuit} at {n} qubits: {len(instructions)} gates x 2**{n} amplitudes is more "
+            "than the profile's circuit_max_work")
+    return instructions
+
+
+class _CircuitCase(Suite):
+    """One circuit at one size on one backend, validated in setup."""
+
+    params = (CIRCUITS, QUBITS, BACKENDS)
     param_names = ["circuit", "n", "backend"]
-    timeout = 600
+    timeout = 900
     # up to 20 circuits or ~1 s per combination: the slow reference backends take
     # seconds per circuit (one is enough to place them)
     repeat = (1, 20, 1.0)
+    precision = "complex128"
 
     @setup_once
     def setup(self, circuit, n, backend):
-        if backend == "naive" and n > NAIVE_CIRCUIT_QUBITS:
-            raise NotImplementedError(
-                f"naive is not timed on circuits above {NAIVE_CIRCUIT_QUBITS} qubits")
-        check_size("circuit_qubits", n, backend)
-        self.prepare(backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}")
+        instructions = check_case(circuit, n, backend)
+        self.prepare(backend, n, instructions, what=f"{circuit} n={n}",
+                     precision=self.precision)
 
+
+class Circuit(_CircuitCase):
     def time_circuit(self, circuit, n, backend):
         self.run()
 
-    def peakmem_circuit(self, circuit, n, backend):
-        self.run()
 
-
-class CircuitComplex64(Suite):
+class CircuitComplex64(_CircuitCase):
     """The circuits in single precision, on the kernels and peers that run it (qsim runs
     nothing else)."""
 
-    params = (list(CIRCUITS), PROFILE["complex64_circuit_qubits"], complex64_backends())
-    param_names = ["circuit", "n", "backend"]
-    timeout = 600
-    repeat = Circuit.repeat
-
-    @setup_once
-    def setup(self, circuit, n, backend):
-        self.prepare(backend, n, CIRCUITS[circuit](n), what=f"{circuit} n={n}",
-                     precision="complex64")
+    params = (CIRCUITS, QUBITS, complex64_backends())
+    precision = "complex64"
 
     def time_circuit(self, circuit, n, backend):
+        self.run()
+
+
+class CircuitMemory(_CircuitCase):
+    """The peak memory of one run, at the largest size (below it a state is small next
+    to what a Python process holds anyway)."""
+
+    params = (CIRCUITS, QUBITS[-1:], BACKENDS)
+
+    def peakmem_circuit(self, circuit, n, backend):
         self.run()

@@ -127,11 +127,36 @@ def test_complex64_suite_validates_and_times():
     bench.time_gate("H", 8, "stride")
 
 
-def test_circuit_suite_skips_naive_on_big_circuits():
+def test_circuit_suite_skips_what_the_profile_leaves_out():
     from harness.benchmarks import statevector_circuits as suite
 
-    with pytest.raises(NotImplementedError, match="naive is not timed"):
-        suite.Circuit().setup("QFT", 12, "naive")
+    assert {"lib:qcbm", "lib:qv", "mqt:vqe_su2"} <= set(suite.Circuit.params[0])
+    with pytest.raises(NotImplementedError, match="naive on circuits up to 8 qubits"):
+        suite.Circuit().setup("lib:qft", 12, "naive")
     bench = suite.Circuit()
-    bench.setup("QCBM", 5, "qulacs")
-    bench.time_circuit("QCBM", 5, "qulacs")
+    bench.setup("lib:qcbm", 5, "qulacs")
+    bench.time_circuit("lib:qcbm", 5, "qulacs")
+    bench = suite.CircuitComplex64()
+    bench.setup("lib:qv", 6, "stride")
+    assert bench.state.dtype == np.complex64
+
+
+def test_circuit_suite_skips_sizes_a_benchmark_refuses():
+    pytest.importorskip("mqt.bench")
+    from harness.benchmarks import statevector_circuits as suite
+
+    with pytest.raises(NotImplementedError, match="mqt:half_adder at 6 qubits.*odd"):
+        suite.Circuit().setup("mqt:half_adder", 6, "stride")
+    with pytest.raises(NotImplementedError, match="lib:simon at 5 qubits"):
+        suite.Circuit().setup("lib:simon", 5, "stride")
+
+
+def test_profiles_expand_circuit_patterns():
+    from harness import profiles
+    from kernels.statevector.circuits import LIBRARY
+
+    names = profiles.circuit_names({"circuits": ["lib:*", "lib:qft", "mqt:q*"]})
+    assert names[:len(LIBRARY)] == [f"lib:{k}" for k in LIBRARY]
+    assert names.count("lib:qft") == 1
+    if pytest.importorskip("mqt.bench"):
+        assert "mqt:qft" in names and "mqt:ghz" not in names
