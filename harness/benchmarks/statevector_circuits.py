@@ -11,7 +11,7 @@ caps the slow reference kernels (``circuit_max_qubits``) and the work of one cas
 from ._setup import BACKENDS, PROFILE, Suite, complex64_backends  # first: pins threads
 from ._once import setup_once
 
-from functools import lru_cache
+from functools import cache
 
 from harness import profiles
 
@@ -19,7 +19,7 @@ CIRCUITS = profiles.circuit_names(PROFILE)
 QUBITS = PROFILE["circuit_qubits"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def build(circuit, n):
     """The instructions of ``circuit`` at n qubits; NotImplementedError (asv's skip) with
     the reason where the source refuses that size."""
