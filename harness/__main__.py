@@ -63,9 +63,22 @@ def cmd_bench(opts):
     if opts.bench:
         args += ["--bench", opts.bench]
     code = _asv(args, opts.profile)
+    _record_settings()
     print(f"\nasv results (commit {commit[:8]}, profile {opts.profile}) are in "
           f"{ROOT / 'results'}; `python -m harness table` prints the headline numbers.")
     return code
+
+
+def _record_settings():
+    """The settings of every state-vector result (harness.settings), written beside the
+    results file asv just wrote; a failure here is reported, never fatal."""
+    from harness import results, settings
+    try:
+        _, res = results.latest()
+        path = settings.write_for_results(results.path_of(res), results.param_names())
+        print(f"settings of each result: {path}")
+    except Exception as exc:
+        print(f"settings not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
 def cmd_validate(opts):
