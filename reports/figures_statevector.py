@@ -123,10 +123,10 @@ def circuit_figures(res, out, settings=None):
         marks = {b: tables.differing([(name, (key, (name, n, b)))
                                       for name, (n, _, _, r) in found.items() if b in r],
                                      settings) for b in backends}
-        fig, (ax,) = grid(1, width=max(5.0, 0.62 * len(backends) + 3.2),
-                          height=max(2.4, 0.42 * len(found) + 1.9))
+        fig, (ax,) = grid(1, width=max(6.5, 0.62 * len(backends) + 3.2),
+                          height=max(3.0, 0.42 * len(found) + 1.9))
         _heatmap(fig, ax, backends, found, marks)
-        ax.set_title(f"{precision}: time / fastest per circuit at its largest n")
+        ax.set_title(f"{precision}: time / fastest")
         made.append((f"{precision}: each circuit's minimum time on every backend over the "
                      "fastest backend's, at the circuit's largest n (1 = the fastest; - = "
                      f"not run at that n; {tables.MARK}: settings differ from the rest of "
@@ -151,7 +151,7 @@ def _heatmap(fig, ax, backends, found, marks):
                     color="white" if dark else "black")
     ax.set_xticks(range(len(backends)), backends, rotation=45, ha="right")
     ax.set_yticks(range(len(found)), [f"{name} n={n}" for name, (n, *_) in found.items()])
-    bar = fig.colorbar(image, ax=ax, label="time / fastest (1 = fastest)", shrink=0.8)
+    bar = fig.colorbar(image, ax=ax, label="time / fastest", shrink=0.8)
     ticks = [t for t in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if t <= top]
     bar.set_ticks(ticks, labels=[str(t) for t in ticks])
     bar.minorticks_off()
