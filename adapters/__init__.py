@@ -40,6 +40,14 @@ ADAPTERS = {
 #: what a plugin adapts -> the entry-point group it declares itself in.
 PLUGIN_GROUPS = {"simulator": "qsim_ad_bench.simulators", "ad": "qsim_ad_bench.ad"}
 
+#: what an adapter module of each kind must define, besides NAME, AVAILABLE and REASON
+#: (docs/architecture.md, "Adapters and plugins"); a module without all of it is listed
+#: by :func:`available` with what it lacks and left out of :func:`modules`.
+INTERFACE = {
+    "simulator": ("from_numpy", "to_numpy", "gate", "circuit", "run", "apply", "sync"),
+    "ad": ("gradient", "prepare", "sync"),
+}
+
 
 class PluginError(ImportError):
     """A plugin's entry point could not be used (it failed to load, or its name clashes)."""
@@ -104,8 +112,9 @@ def _origin(name):
 
 def _survey(kind=None):
     """``{name: (module or None, ok, reason)}`` for every registered adapter (of ``kind``):
-    the module is None where discovery refuses it (failed import, no AVAILABLE or NAME, a
-    NAME another adapter of its kind has already). Only the adapters of ``kind`` are
+    the module is None where discovery refuses it (failed import, no AVAILABLE or NAME,
+    part of :data:`INTERFACE` missing, a NAME another adapter of its kind has already).
+    Only the adapters of ``kind`` are
     imported, so that the AD suites do not import every simulator."""
     out = {}
     names = set()
@@ -123,10 +132,14 @@ def _survey(kind=None):
             continue
         ok = getattr(module, "AVAILABLE", None)
         tool = getattr(module, "NAME", None)
+        missing = [f for f in INTERFACE[k] if not callable(getattr(module, f, None))]
         if not isinstance(ok, bool):
             out[name] = (None, False, f"{_origin(name)} does not set AVAILABLE")
         elif not isinstance(tool, str) or not tool:
             out[name] = (None, False, f"{_origin(name)} does not set NAME")
+        elif missing:
+            out[name] = (None, False, f"{_origin(name)} lacks {', '.join(missing)} ({k} "
+                                      f"adapters have {', '.join(INTERFACE[k])})")
         elif (k, tool) in names:
             out[name] = (None, False,
                          f"{_origin(name)}: NAME {tool!r} is already another adapter's")
@@ -144,7 +157,8 @@ def available():
 def modules(kind):
     """The adapter modules of ``kind`` ("simulator" or "ad"), built-in and plugins, whether
     their tool is installed or not (each says so in AVAILABLE/REASON); a module that fails
-    to import, or that discovery refuses, is left out (:func:`available` says why)."""
+    to import, lacks part of the interface, or that discovery refuses otherwise, is left
+    out (:func:`available` says why)."""
     return [module for module, _, _ in _survey(kind).values() if module is not None]
 
 

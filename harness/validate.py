@@ -2,7 +2,8 @@
 checked against the reference, and every AD backend on every AD problem, checked against
 the hand-written gradient, and every circuit-gradient method and peer on the QCBM energy,
 checked against the parameter-shift rule, as tables (ok / skipped with the reason /
-WRONG)."""
+WRONG / ERROR: a backend that raised, with its exception). A backend's exception is its
+cell's failure, never the end of the run; a WRONG or ERROR cell makes the exit status 1."""
 
 import numpy as np
 
@@ -23,10 +24,41 @@ def cases(n):
     yield "QFT", circuits.qft(n)
 
 
-def _print_reasons(reasons, wrong):
+def _cell(check, *args, show=None, **kwargs):
+    """``(mark, reason, failed)`` for one backend on one case: "ok" (or ``show`` of what
+    ``check(*args, **kwargs)`` returns), "WRONG" (a result that differs: a failure),
+    "skip" (NotImplementedError) or "ERROR" (any other exception, a bug in that backend:
+    a failure too). Never raises, so one backend cannot end the run in a traceback."""
+    try:
+        result = check(*args, **kwargs)
+    except ValidationError as exc:
+        return "WRONG", str(exc), True
+    except NotImplementedError as exc:
+        return "skip", str(exc), False
+    except Exception as exc:
+        return "ERROR", f"{type(exc).__name__}: {exc}", True
+    return (show(result) if show else "ok"), None, False
+
+
+def _validated_program(name, precision, vec, instructions, expected):
+    validate.validated_program(backends.get(name, precision), vec, instructions, expected)
+
+
+def _validated_runner(name, problem, args, expected, what):
+    ad_validate.validated_runner(ad_backends.get(name), problem, args, expected, what=what)
+
+
+def _gradient_error(name, problem, what):
+    from harness.variational import backends as var_backends
+    from harness.variational import validate as var_validate
+    return var_validate.check(var_backends.prepare(name, problem, problem.theta0), problem,
+                              problem.theta0, what=what)
+
+
+def _print_reasons(reasons, failed):
     for key, why in reasons.items():
         print(f"  {key[0]} {' '.join(map(str, key[1:]))}: {why}")
-    print(f"{wrong} wrong result(s)")
+    print(f"{failed} wrong result(s) or error(s)")
 
 
 def validate_all(qubits):
@@ -60,17 +92,14 @@ def _validate_precision(qubits, precision):
             expected = validate.reference(vec.astype(np.complex128), instructions)
             row = []
             for b in names:
-                try:
-                    validate.validated_program(backends.get(b, precision), vec, instructions,
-                                               expected)
-                    row.append("ok")
-                except ValidationError as exc:
-                    row.append("WRONG")
-                    reasons[b, case, n] = str(exc)
-                    wrong += 1
-                except NotImplementedError as exc:
-                    row.append("skip")
-                    reasons.setdefault((b, "skip"), str(exc))
+                mark, why, failed = _cell(_validated_program, b, precision, vec,
+                                          instructions, expected)
+                row.append(mark)
+                wrong += failed
+                if failed:
+                    reasons[b, case, n] = why
+                elif why:
+                    reasons.setdefault((b, "skip"), why)
             print(f"{case:<12} {n:>3}  " + " ".join(f"{r:>11}" for r in row))
     _print_reasons(reasons, wrong)
     return wrong
@@ -90,17 +119,12 @@ def validate_ad(sizes=None, names=None):
             expected = ad_validate.reference(problem, args)
             row = []
             for b in names:
-                try:
-                    ad_validate.validated_runner(ad_backends.get(b), problem, args, expected,
-                                                 what=f"{problem.name} n={n}")
-                    row.append("ok")
-                except ValidationError as exc:
-                    row.append("WRONG")
-                    reasons[b, problem.name, n] = str(exc)
-                    wrong += 1
-                except NotImplementedError as exc:
-                    row.append("skip")
-                    reasons[b, problem.name, n] = str(exc)
+                mark, why, failed = _cell(_validated_runner, b, problem, args, expected,
+                                          f"{problem.name} n={n}")
+                row.append(mark)
+                wrong += failed
+                if why:
+                    reasons[b, problem.name, n] = why
             print(f"{problem.name:<12} {n:>5}  " + " ".join(f"{r:>9}" for r in row), flush=True)
     _print_reasons(reasons, wrong)
     return wrong
@@ -125,17 +149,14 @@ def validate_variational(qubits=(4, 6), names=None):
         problem = variational.qcbm_energy(n, 9, np.random.default_rng(n))
         row = []
         for b in names:
-            try:
-                err = var_validate.check(var_backends.prepare(b, problem, problem.theta0),
-                                         problem, problem.theta0, what=f"QCBM n={n}")
-                row.append(f"{err:.1e}")
-            except ValidationError as exc:
-                row.append("WRONG")
-                reasons[b, "QCBM", n] = str(exc)
-                wrong += 1
-            except NotImplementedError as exc:
-                row.append("skip")
-                reasons.setdefault((b, "skip"), str(exc))
+            mark, why, failed = _cell(_gradient_error, b, problem, f"QCBM n={n}",
+                                      show="{:.1e}".format)
+            row.append(mark)
+            wrong += failed
+            if failed:
+                reasons[b, "QCBM", n] = why
+            elif why:
+                reasons.setdefault((b, "skip"), why)
         print(f"{'QCBM':<8} {n:>3}  " + " ".join(f"{r:>{width}}" for r in row), flush=True)
     _print_reasons(reasons, wrong)
     return wrong

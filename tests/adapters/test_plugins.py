@@ -90,6 +90,17 @@ def test_example_plugin_is_benchmarked(installed):
     assert AD in out.stdout.split()
 
 
+SIMULATOR_API = adapters.INTERFACE["simulator"]
+
+
+def _stubs(names):
+    """Module source defining each of ``names`` as a function (the interface, as names)."""
+    return "".join(f"\ndef {f}(*args):\n    pass\n" for f in names)
+
+
+SIM_STUBS = _stubs(SIMULATOR_API)
+
+
 def _fake_distribution(directory, name, entry_points, modules):
     """A minimal installed distribution: its dist-info (what entry-point discovery reads)
     and its modules."""
@@ -109,10 +120,20 @@ def test_broken_and_clashing_plugins_are_listed_and_stop_nothing(tmp_path):
         qulacs_sim = badplug_fine
         samename = badplug_samename
         fine = badplug_fine
+        nocircuit = badplug_nocircuit
+
+        [qsim_ad_bench.ad]
+        noprepare = badplug_noprepare
     """, {
         "badplug_raises": "raise RuntimeError('bug in the plugin')",
-        "badplug_fine": "NAME, AVAILABLE, REASON = 'fine-sim', True, 'fine 1.0'",
-        "badplug_samename": "NAME, AVAILABLE, REASON = 'qulacs', True, 'fake qulacs'",
+        "badplug_fine": "NAME, AVAILABLE, REASON = 'fine-sim', True, 'fine 1.0'" + SIM_STUBS,
+        "badplug_samename": "NAME, AVAILABLE, REASON = 'qulacs', True, 'fake qulacs'"
+                            + SIM_STUBS,
+        # a simulator without circuit, an AD engine without prepare: listed, left out
+        "badplug_nocircuit": "NAME, AVAILABLE, REASON = 'nocircuit', True, 'nc 1.0'"
+                             + _stubs(f for f in SIMULATOR_API if f != "circuit"),
+        "badplug_noprepare": "NAME, AVAILABLE, REASON = 'noprepare', True, 'np 1.0'"
+                             + _stubs(("gradient", "sync")),
     })
     _on_path(tmp_path)
     try:
@@ -126,11 +147,84 @@ def test_broken_and_clashing_plugins_are_listed_and_stop_nothing(tmp_path):
         ok, reason = report["samename"]
         assert not ok and "NAME 'qulacs' is already another adapter's" in reason
         assert report["fine"] == (True, "fine 1.0")
+        ok, reason = report["nocircuit"]
+        assert not ok and reason.startswith("plugin nocircuit lacks circuit (simulator")
+        ok, reason = report["noprepare"]
+        assert not ok and reason.startswith("plugin noprepare lacks prepare (ad adapters")
+        assert "nocircuit" not in backends.names() and "noprepare" not in ad_backends.names()
         # the built-ins are untouched, and listed first
         assert list(report)[:len(adapters.ADAPTERS)] == list(adapters.ADAPTERS)
         qulacs = adapters.load("qulacs_sim")
         assert report["qulacs_sim"] == (qulacs.AVAILABLE, qulacs.REASON)
         names = [m.NAME for m in adapters.modules("simulator")]
         assert "fine-sim" in names and names.count("qulacs") == 1
+        assert "noprepare" not in [m.NAME for m in adapters.modules("ad")]
     finally:
-        _off_path(tmp_path, ("badplug_raises", "badplug_fine", "badplug_samename"))
+        _off_path(tmp_path, ("badplug_raises", "badplug_fine", "badplug_samename",
+                             "badplug_nocircuit", "badplug_noprepare"))
+
+
+RAISING_SIM = """
+    import numpy as np
+    NAME, AVAILABLE, REASON, PRECISIONS = "raising-sim", True, "raising 1.0", ("complex128",)
+    def from_numpy(vec): return np.array(vec)
+    def to_numpy(state): return np.array(state)
+    def gate(instruction): raise RuntimeError("a bug in the plugin's gate")
+    def circuit(instructions, n): raise KeyError("a bug in the plugin's circuit")
+    def run(state, program): pass
+    def apply(state, *args): raise RuntimeError("a bug")
+    def sync(): pass
+"""
+WRONG_SIM = """
+    import numpy as np
+    NAME, AVAILABLE, REASON, PRECISIONS = "wrong-sim", True, "wrong 1.0", ("complex128",)
+    def from_numpy(vec): return np.array(vec)
+    def to_numpy(state): return np.array(state)
+    def gate(instruction): return instruction
+    def circuit(instructions, n): return instructions
+    def run(state, program): state[:] = 0  # a wrong number, no error
+    def apply(state, *args): return state
+    def sync(): pass
+"""
+RAISING_AD = """
+    NAME, AVAILABLE, REASON = "raising-ad", True, "raising 1.0"
+    def gradient(f, *args): raise ZeroDivisionError("a bug in the plugin's gradient")
+    def prepare(f, *args): raise ZeroDivisionError("a bug in the plugin's prepare")
+    def sync(): pass
+"""
+
+
+def test_validate_turns_a_backends_exception_into_its_cells_failure(tmp_path, monkeypatch,
+                                                                    capsys):
+    """`python -m harness validate` never ends in a traceback: a plugin that raises is an
+    ERROR cell with the exception, a wrong one a WRONG cell, and both count as failures
+    (exit status 1); the other backends' cells are filled in as usual."""
+    from harness import validate as harness_validate
+    list(harness_validate.cases(3))  # imports the suite's GATES before names() is narrowed
+    _fake_distribution(tmp_path, "raisingplugins", """
+        [qsim_ad_bench.simulators]
+        raising = raiseplug_sim
+        wrong = raiseplug_wrong
+
+        [qsim_ad_bench.ad]
+        raising-ad = raiseplug_ad
+    """, {"raiseplug_sim": RAISING_SIM, "raiseplug_wrong": WRONG_SIM,
+          "raiseplug_ad": RAISING_AD})
+    _on_path(tmp_path)
+    try:
+        monkeypatch.setattr(backends, "names",
+                            lambda *_: ["naive", "raising-sim", "wrong-sim"])
+        failed = harness_validate.validate_statevector([3])
+        out = capsys.readouterr().out
+        cases = len(list(harness_validate.cases(3)))
+        # each fails every case in complex128, the one precision it declares
+        assert failed == 2 * cases
+        assert "ERROR" in out and "WRONG" in out
+        assert "raising-sim X 3: RuntimeError: a bug in the plugin's gate" in out
+        assert "raising-sim QCBM 3: KeyError: \"a bug in the plugin's circuit\"" in out
+        rows = [line.split() for line in out.splitlines() if line.startswith("X ")]
+        assert rows[0] == ["X", "3", "ok", "ERROR", "WRONG"]
+        assert harness_validate.validate_ad(names=["raising-ad"]) > 0
+        assert "ZeroDivisionError: a bug in the plugin's prepare" in capsys.readouterr().out
+    finally:
+        _off_path(tmp_path, ("raiseplug_sim", "raiseplug_wrong", "raiseplug_ad"))

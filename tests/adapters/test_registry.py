@@ -7,21 +7,35 @@ import adapters
 from adapters._guard import guarded_import
 
 SIMULATOR_API = ("gate", "circuit", "from_numpy", "to_numpy", "run", "apply", "sync")
+assert SIMULATOR_API == tuple(sorted(adapters.INTERFACE["simulator"], key=SIMULATOR_API.index))
 
+
+def _stubs(names):
+    """Module source defining each of ``names`` as a function (the interface, as names)."""
+    return "".join(f"\ndef {f}(*args):\n    pass\n" for f in names)
+
+
+SIM_STUBS, AD_STUBS = _stubs(SIMULATOR_API), _stubs(("gradient", "prepare", "sync"))
 FAKES = {
     # adapter module name -> (kind, source)
     "fake_raises": ("simulator", "raise RuntimeError('bug in the adapter itself')"),
-    "fake_missing": ("ad", """
+    "fake_missing": ("ad", textwrap.dedent("""
         from adapters._guard import guarded_import
         NAME = "missing"
-        tool, AVAILABLE, REASON = guarded_import("no_such_tool_for_tests")"""),
-    "fake_broken_tool": ("simulator", """
+        tool, AVAILABLE, REASON = guarded_import("no_such_tool_for_tests")""") + AD_STUBS),
+    "fake_broken_tool": ("simulator", textwrap.dedent("""
         from adapters._guard import guarded_import
         NAME = "broken"
-        tool, AVAILABLE, REASON = guarded_import("broken_tool_for_tests")"""),
-    "fake_noflag": ("simulator", "NAME = 'noflag'"),
-    "fake_noname": ("simulator", "AVAILABLE, REASON = True, 'anonymous'"),
-    "fake_sim": ("simulator", "NAME, AVAILABLE, REASON = 'fake', True, 'fake 1.0'"),
+        tool, AVAILABLE, REASON = guarded_import("broken_tool_for_tests")""") + SIM_STUBS),
+    "fake_noflag": ("simulator", "NAME = 'noflag'" + SIM_STUBS),
+    "fake_noname": ("simulator", "AVAILABLE, REASON = True, 'anonymous'" + SIM_STUBS),
+    "fake_sim": ("simulator", "NAME, AVAILABLE, REASON = 'fake', True, 'fake 1.0'" + SIM_STUBS),
+    # parts of the interface missing: listed with what is missing, left out
+    "fake_nocircuit": ("simulator", "NAME, AVAILABLE, REASON = 'nocircuit', True, 'x 1.0'"
+                       + _stubs(f for f in SIMULATOR_API if f != "circuit")),
+    "fake_bare": ("simulator", "NAME, AVAILABLE, REASON = 'bare', True, 'x 1.0'\nrun = 3"),
+    "fake_noprepare": ("ad", "NAME, AVAILABLE, REASON = 'noprepare', True, 'x 1.0'"
+                       + _stubs(("gradient", "sync"))),
 }
 
 
@@ -54,14 +68,25 @@ def test_broken_adapters_are_reported_and_do_not_stop_the_others(fake_registry):
     assert report["fake_noflag"] == (False, "adapters.fake_noflag does not set AVAILABLE")
     assert report["fake_noname"] == (False, "adapters.fake_noname does not set NAME")
     assert report["fake_sim"] == (True, "fake 1.0")
+    assert report["fake_nocircuit"] == (False, (
+        "adapters.fake_nocircuit lacks circuit (simulator adapters have from_numpy, "
+        "to_numpy, gate, circuit, run, apply, sync)"))
+    ok, reason = report["fake_bare"]  # run is there, but not a function
+    assert not ok and "lacks from_numpy, to_numpy, gate, circuit, run, apply, sync" in reason
+    ok, reason = report["fake_noprepare"]
+    assert not ok and reason == ("adapters.fake_noprepare lacks prepare (ad adapters have "
+                                 "gradient, prepare, sync)")
     qulacs_sim = adapters.load("qulacs_sim")
     assert report["qulacs_sim"] == (qulacs_sim.AVAILABLE, qulacs_sim.REASON)
 
     sims = adapters.simulators()
     assert "fake_sim" in sims and sims["fake_sim"].REASON == "fake 1.0"
     assert not {"fake_raises", "fake_missing", "fake_broken_tool", "fake_noflag",
-                "fake_noname"} & set(sims)
+                "fake_noname", "fake_nocircuit", "fake_bare"} & set(sims)
     assert ("qulacs_sim" in sims) == report["qulacs_sim"][0]
+    names = {m.NAME for kind in ("simulator", "ad") for m in adapters.modules(kind)}
+    assert {"fake", "missing", "broken"} <= names  # unavailable ones stay, to say why
+    assert not {"nocircuit", "bare", "noprepare"} & names
 
 
 def test_load(fake_registry):
