@@ -46,31 +46,47 @@ def at_largest_n(data):
 
 def differing(column, settings, fields=None):
     """{cell: what differs} for the cells of ``column`` ([(cell, (benchmark key, params
-    tuple))]) whose settings differ from the ones most of the column has (the first seen
-    on a tie). ``fields=None`` compares the settings hash; a tuple of fields compares
-    those fields. Cells the map does not hold are neither compared nor marked; with no
-    map (``settings=None``) nothing is."""
+    tuple))]) whose settings are not the ones most of the column has; with no single
+    most common settings (a tie, two cells that differ), every cell is marked.
+    ``fields=None`` compares the settings hash; a tuple of fields compares those fields.
+    Cells the map does not hold are neither compared nor marked; with no map
+    (``settings=None``) nothing is."""
     known = [(cell, settings[where]) for cell, where in column
              if settings is not None and where in settings]
 
     def signature(entry):
         return entry.get("hash") if fields is None else tuple(entry.get(f) for f in fields)
 
-    if len({signature(entry) for _, entry in known}) < 2:
-        return {}
     counts = collections.Counter(signature(entry) for _, entry in known)
-    top = max(counts.values())
-    reference = next(entry for _, entry in known if counts[signature(entry)] == top)
-    return {cell: _difference(entry, reference, fields) for cell, entry in known
-            if signature(entry) != signature(reference)}
+    if len(counts) < 2:
+        return {}
+    (first, top), (_, second) = counts.most_common(2)
+    majority = first if top > second else None
+    marked = {}
+    for cell, entry in known:
+        if signature(entry) == majority:
+            continue
+        others = [e for _, e in known if signature(e) == majority] if majority is not None \
+            else [e for _, e in known if signature(e) != signature(entry)]
+        marked[cell] = _difference(entry, others, fields)
+    return marked
 
 
-def _difference(entry, reference, fields):
-    names = fields or [f for f in dict.fromkeys([*entry, *reference]) if f != "hash"]
-    parts = [f"{f} {entry.get(f, '-')} (others: {reference.get(f, '-')})" for f in names
-             if entry.get(f) != reference.get(f)]
+#: Settings fields that a footnote does not name: the hashes of the others.
+HASHES = ("hash", "like")
+
+
+def _difference(entry, others, fields):
+    """What ``entry`` has that ``others`` do not: each differing field with their values."""
+    names = fields or [f for f in dict.fromkeys([*entry, *others[0]]) if f not in HASHES]
+    parts = []
+    for f in names:
+        theirs = list(dict.fromkeys(str(o.get(f, "-")) for o in others))
+        if theirs != [str(entry.get(f, "-"))]:
+            parts.append(f"{f} {entry.get(f, '-')} (others: {', '.join(theirs)})")
     return "; ".join(parts) or (f"settings {entry.get('hash')} (others: "
-                                f"{reference.get('hash')})")
+                                + ", ".join(dict.fromkeys(str(o.get("hash")) for o in others))
+                                + ")")
 
 
 class Footnotes:

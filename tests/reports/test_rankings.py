@@ -149,10 +149,15 @@ def test_differing_marks_what_departs_from_most_of_the_column():
     assert tables.differing(column[:2] + column[4:], settings) == {}
 
 
-def test_differing_on_a_tie_keeps_the_first_seen():
-    settings = {("k", (1,)): entry("a", threads=1), ("k", (2,)): entry("b", threads=2)}
-    column = [(2, ("k", (2,))), (1, ("k", (1,)))]
-    assert tables.differing(column, settings) == {1: "threads 1 (others: 2)"}
+def test_differing_with_no_majority_marks_every_cell():
+    settings = {("k", (1,)): entry("a", threads=1), ("k", (2,)): entry("b", threads=2),
+                ("k", (3,)): entry("c", threads=4, like="x")}
+    column = [(i, ("k", (i,))) for i in (1, 2, 3)]
+    assert tables.differing(column[:2], settings) == {1: "threads 1 (others: 2)",
+                                                      2: "threads 2 (others: 1)"}
+    assert tables.differing(column, settings) == {
+        1: "threads 1 (others: 2, 4)", 2: "threads 2 (others: 1, 4)",
+        3: "threads 4 (others: 1, 2)"}  # the hashes ("like" too) are never named
 
 
 def one_circuit(threads=None, hashes=None):
@@ -178,9 +183,10 @@ def test_ranking_and_headline_mark_a_backend_on_other_threads():
     assert text.endswith("\u20201 cirq, QFT n=12: threads 4 (others: 1)\n\n"
                          "\u20202 cirq, lib:qv n=12: threads 4 (others: 1)")
     head = tables.headline(res, "circuit", settings=settings)
-    # QFT: cirq (4 threads) is fastest, stride (1) runner-up: a pair, the first kept
-    assert "| QFT | cirq 2 ms | stride \u20201 \u00d72.00 |" in head
-    assert "\u20201 stride, QFT n=12 complex128: threads 1 (others: 4)" in head
+    # QFT: cirq (4 threads) is fastest, stride (1) runner-up: two that differ, both marked
+    assert "| QFT | cirq \u20201 2 ms | stride \u20202 \u00d72.00 |" in head
+    assert "\u20201 cirq, QFT n=12 complex128: threads 4 (others: 1)" in head
+    assert "\u20202 stride, QFT n=12 complex128: threads 1 (others: 4)" in head
     # the same settings everywhere: nothing marked, no footnote
     res, same = one_circuit()
     assert MARK_FREE(tables.ranking(res, ids.CIRCUIT_TIME, "circuit", settings=same))
@@ -195,10 +201,11 @@ def test_time_over_fastest_marks_a_cell_against_its_backends_column():
     res, settings = one_circuit(hashes={("lib:qv", "qulacs"): "fused"})
     text = tables.time_over_fastest(res, ids.CIRCUIT_TIME, settings=settings)
     assert "| circuit | n | fastest | stride | qulacs | cirq |" in text
-    assert "| QFT | 12 | cirq 2 ms | 2.00 | 2.50 | 1.00 |" in text
-    # qulacs's lib:qv result differs from its QFT one; a tie of two: the first is kept
-    assert "| lib:qv | 12 | stride 1 ms | 1.00 | 3.00 \u20201 | 2.00 |" in text
-    assert text.endswith("\u20201 qulacs, lib:qv n=12: settings fused (others: qulacs)")
+    # qulacs's lib:qv result differs from its QFT one: two that differ, both marked
+    assert "| QFT | 12 | cirq 2 ms | 2.00 | 2.50 \u20201 | 1.00 |" in text
+    assert "| lib:qv | 12 | stride 1 ms | 1.00 | 3.00 \u20202 | 2.00 |" in text
+    assert text.endswith("\u20201 qulacs, QFT n=12: settings qulacs (others: fused)\n\n"
+                         "\u20202 qulacs, lib:qv n=12: settings fused (others: qulacs)")
 
 
 def test_no_results_of_a_suite_is_an_empty_headline():
@@ -220,5 +227,5 @@ def test_the_heatmap_marks_the_same_cells_as_the_table(monkeypatch, tmp_path):
     monkeypatch.setattr(figures_statevector, "save", keep)
     [(caption, png)] = figures_statevector.circuit_figures(res, tmp_path, settings=settings)
     # rows QFT, lib:qv; columns stride, qulacs, cirq; one panel (no complex64 results)
-    assert texts == ["2", "2.5", "1", "1", "3\u2020", "2"]
+    assert texts == ["2", "2.5\u2020", "1", "1", "3\u2020", "2"]
     assert png == "circuits_complex128.png" and "settings differ" in caption
