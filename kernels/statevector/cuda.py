@@ -33,6 +33,10 @@ MAX_GRID = 1 << 20
 MAX_K = 5
 
 _SUFFIX = {np.dtype(np.complex128): "c128", np.dtype(np.complex64): "c64"}
+#: The dtypes its CUDA kernels are compiled for (default first); states are cupy arrays
+#: on the GPU.
+PRECISIONS = tuple(dtype.name for dtype in _SUFFIX)
+DEVICE = "cuda"
 
 
 @cache

@@ -1,7 +1,13 @@
 """numba: the seed's generic ``subspace_mul`` loop, for a gate on any number of qubits."""
 
+import numpy as np
+
 from . import _codegen
-from ._plan import numba_kernel, subspace_args
+from ._plan import NUMBA_DTYPES, numba_kernel, subspace_args
+
+#: The dtypes its loops are compiled for (default first), and where its states live.
+PRECISIONS = tuple(np.dtype(char).name for char in NUMBA_DTYPES)
+DEVICE = "cpu"
 
 _generated = _codegen.build("loop", [_codegen.generic_subspace_source()])
 

@@ -7,6 +7,12 @@ import numpy as np
 
 from ._validate import check_gate
 
+#: The precisions the suites run it in (default first) and where its states live. Being
+#: plain numpy, it also takes other element types: real states with real matrices, object
+#: arrays (sympy symbols, dual numbers).
+PRECISIONS = ("complex128", "complex64")
+DEVICE = "cpu"
+
 #: Largest state the dense operator is built for: 2**12 squared complex128 is 256 MiB.
 MAX_QUBITS = 12
 

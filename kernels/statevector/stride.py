@@ -20,6 +20,11 @@ from . import _codegen, simd, unrolled
 from ._plan import numba_kernel
 from .bits import ctrl_offset, group_shift
 
+#: The dtypes its loops are compiled for, as ``unrolled``'s (which it falls back to),
+#: and where its states live.
+PRECISIONS = unrolled.PRECISIONS
+DEVICE = "cpu"
+
 PATHS = simd.PATHS
 
 _generated = _codegen.build("stride", [_codegen.stride_source(p) for p in PATHS])

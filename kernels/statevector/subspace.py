@@ -8,6 +8,12 @@ arrays of sympy expressions, dual numbers.
 from ._validate import check_gate
 from .bits import bcomspace, bsubspace, ctrl_offset
 
+#: The precisions the suites run it in (default first) and where its states live; as the
+#: module says, any other element type works too (real, object arrays of symbols or dual
+#: numbers).
+PRECISIONS = ("complex128", "complex64")
+DEVICE = "cpu"
+
 
 def block_indices(n, locs, ctrl_locs=(), ctrl_vals=()):
     """(2**(n-k-c), 2**k) array: row i holds the amplitudes of block i, in matrix order."""

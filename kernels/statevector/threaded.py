@@ -10,6 +10,10 @@ import numba
 from . import stride
 from ._plan import numba_kernel
 
+#: stride's loops, run in parallel: the same dtypes, on the CPU.
+PRECISIONS = stride.PRECISIONS
+DEVICE = "cpu"
+
 #: Smallest state (in amplitudes) that is worth splitting across threads. The seed used
 #: 4096. `python -m harness threshold` on the project machine (2 cores, AMD EPYC) timed
 #: the parallel stride loop against the serial one for H: 1.00x at 2**12 amplitudes,

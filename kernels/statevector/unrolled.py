@@ -4,6 +4,10 @@ from one template, matrix entries held in locals); larger gates fall back to ``l
 from . import _codegen, loop
 from ._plan import numba_kernel, subspace_args
 
+#: The dtypes its loops are compiled for, as ``loop``'s, and where its states live.
+PRECISIONS = loop.PRECISIONS
+DEVICE = "cpu"
+
 #: Gate sizes (in qubits) that get an unrolled product.
 UNROLLED_QUBITS = (1, 2, 3)
 
