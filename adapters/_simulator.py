@@ -176,6 +176,12 @@ def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     return state
 
 
+#: the most qubits a gate's program accepts (any state: an int, compared fast)
+_ANY = 1 << 62
+#: Program.native of a program built per state size
+_PER_SIZE = object()
+
+
 class Program:
     """What an adapter's ``gate`` and ``circuit`` return: the checked instructions, the
     sizes of state they fit (a gate: any state with at least ``min_qubits``, the fewest
@@ -187,22 +193,25 @@ class Program:
     operations depend on the state they meet (big-endian tools renumber qubits by the
     state's size; some need the matrices in the state's dtype), ``build(instructions, n,
     *key)`` once per key, on first use, which is the validation run that precedes any
-    timing. A tool's failure while building is a RuntimeError naming it."""
+    timing. A tool's failure while building is a RuntimeError naming it.
+
+    ``get(n, *key)`` is the tool's program for a state of n qubits (what tests inspect);
+    ``run`` calls :func:`built`, which also checks that the program is the adapter's."""
 
     __slots__ = ("owner", "instructions", "n", "min_qubits", "max_qubits", "build",
-                 "built", "native")
+                 "built", "native", "last")
 
     def __init__(self, owner, build, instructions, n=None, per_size=False):
         self.owner, self.build, self.instructions = owner, build, list(instructions)
         self.n = n
-        self.min_qubits = max((max((*i.locs, *i.ctrl_locs)) + 1 for i in self.instructions),
-                              default=1)
-        self.max_qubits = float("inf") if n is None else n
-        if n is not None:
-            self.min_qubits = n
-        self.built, self.native = {}, None
-        if not per_size:
-            self.native = (self._build(n),)
+        if n is None:
+            self.min_qubits = max((max((*i.locs, *i.ctrl_locs)) + 1
+                                   for i in self.instructions), default=1)
+            self.max_qubits = _ANY
+        else:
+            self.min_qubits = self.max_qubits = n
+        self.built, self.last = {}, (None, None, None)  # last: (n, key, what get returned)
+        self.native = _PER_SIZE if per_size else self._build(n)
 
     @classmethod
     def gate(cls, owner, build, instruction, per_size=False):
@@ -224,30 +233,40 @@ class Program:
             raise tool_failed(self.owner, exc) from exc
 
     def mismatch(self, n):
+        """The ValueError for a state of n qubits that the program does not fit."""
         if self.n is not None:
-            return (f"state has {n} qubits; the circuit was built for {self.n} (circuit(), "
-                    "n)")
-        return (f"state has {n} qubits; the gate acts on qubit {self.min_qubits - 1}, so it "
-                f"needs at least {self.min_qubits}")
+            return ValueError(f"state has {n} qubits; the circuit was built for {self.n} "
+                              "(circuit(instructions, n))")
+        return ValueError(f"state has {n} qubits; the gate acts on qubit "
+                          f"{self.min_qubits - 1}, so it needs at least {self.min_qubits}")
 
     def get(self, n, *key):
         """The tool's program for a state of n qubits (and ``key``); ValueError naming
         the state when it does not fit."""
         if not self.min_qubits <= n <= self.max_qubits:
-            raise ValueError(self.mismatch(n))
-        if self.native is not None:
-            return self.native[0]
+            raise self.mismatch(n)
+        if self.native is not _PER_SIZE:
+            return self.native
         built = self.built.get((n, *key))
         if built is None:
             built = self.built[(n, *key)] = self._build(n, *key)
+        self.last = (n, key, built)
         return built
 
 
 def built(program, owner, n, *key):
     """The tool ``owner``'s program in ``program`` for a state of n qubits: what ``run``
-    calls first, a type check and a size comparison. ValueError naming ``program`` when
-    it is not the adapter's, or ``state`` when it does not fit."""
-    if type(program) is not Program or program.owner != owner:
-        raise ValueError(f"program must be made by the {owner} adapter's gate() or "
-                         f"circuit(), got {type(program).__name__}")
-    return program.get(n, *key)
+    calls first, a type check and a size comparison (the common case inline: ``run`` is
+    the timed call). ValueError naming ``program`` when it is not the adapter's, or
+    ``state`` when it does not fit."""
+    if type(program) is Program and program.owner == owner:
+        native = program.native
+        if native is _PER_SIZE:
+            last_n, last_key, native = program.last
+            if last_n == n and last_key == key:  # the state size of the previous run
+                return native
+        elif program.min_qubits <= n <= program.max_qubits:
+            return native
+        return program.get(n, *key)
+    raise ValueError(f"program must be made by the {owner} adapter's gate() or circuit(), "
+                     f"got {type(program).__name__}")

@@ -105,7 +105,8 @@ def _operation(instruction, n, dtype):
                                      targets[::-1], False)
 
 
-def _build(instructions, n, dtype):
+def _build(instructions, n, state_class):
+    dtype = _DTYPES[state_class]
     return [_operation(inst, n, dtype) for inst in instructions]
 
 
@@ -121,10 +122,10 @@ def circuit(instructions, n):
 
 def run(sv, program):
     """The program's gates on ``sv`` in place: the timed call."""
-    dtype = _DTYPES.get(type(sv).__name__)
-    if dtype is None:
+    state_class = type(sv).__name__  # the program is built per class (precision)
+    if state_class not in _DTYPES:
         raise _simulator.not_a_state(NAME, sv)
-    ops = _simulator.built(program, NAME, sv.size().bit_length() - 1, dtype)
+    ops = _simulator.built(program, NAME, sv.size().bit_length() - 1, state_class)
     try:
         for method, args in ops:
             getattr(sv, method)(*args)

@@ -50,7 +50,7 @@ NAMED = [  # (instruction, the Lightning method it must become)
 @pytest.mark.parametrize("inst, method", NAMED, ids=lambda x: str(getattr(x, "name", x)))
 def test_named_gates_are_lightnings_own_and_match_reference(inst, method, precision):
     dtype = np.dtype(precision)
-    assert ls.gate(inst).get(N, dtype)[0][0] == method
+    assert ls.gate(inst).get(N, ls._CLASSES[dtype])[0][0] == method
     state = random_state(N, np.random.default_rng(1)).astype(dtype)
     expected = inst.apply(naive.apply, state.astype(np.complex128))
     sv = ls.from_numpy(state)

@@ -28,7 +28,7 @@ def _first(program):
 
 
 def _lightning(module, inst):
-    return module.gate(inst).get(N, np.dtype(np.complex128))[0][0]
+    return module.gate(inst).get(N, "StateVectorC128")[0][0]
 
 
 def _class(obj):
