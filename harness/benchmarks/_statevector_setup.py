@@ -10,7 +10,6 @@ import numpy as np  # noqa: E402
 
 from harness import profiles  # noqa: E402
 from harness.statevector import backends, validate  # noqa: E402
-from kernels.statevector import KERNELS  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
 PROFILE = profiles.current()
@@ -21,10 +20,9 @@ SEED = 20191231
 
 #: Backends the suites compare: every kernel, then every simulator adapter and plugin.
 BACKENDS = backends.names()
-#: The peer every other backend is drawn relative to: timed at the kernels' sizes.
-BASELINE = "qulacs"
-#: The peers timed at the profile's ``peer_<key>`` sizes.
-PEERS = [name for name in backends.peer_names() if name != BASELINE]
+#: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline, which is
+#: timed at the kernels' sizes.
+PEERS = [name for name in backends.peer_names() if name != backends.BASELINE]
 
 
 def qubits(key):
@@ -65,10 +63,8 @@ def thread_backends():
 
 
 def complex64_backends():
-    """Kernels that take complex64 states, and the peers that declare complex64."""
-    peers = [m.NAME for m in backends.simulator_adapters()
-             if "complex64" in backends.adapter_precisions(m)]
-    return [k for k in KERNELS if k not in ("naive", "cuda")] + peers
+    """The kernels and peers that declare complex64."""
+    return backends.names("complex64")
 
 
 class Suite:

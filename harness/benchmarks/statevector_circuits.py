@@ -8,7 +8,8 @@ caps the slow reference kernels (``circuit_max_qubits``) and the work of one cas
 (``circuit_max_work``: gates x amplitudes, which bounds the reference's time).
 """
 
-from ._setup import BACKENDS, PROFILE, Suite, complex64_backends  # first: pins threads
+# first: _statevector_setup pins the thread counts before numpy and the tools load
+from ._statevector_setup import BACKENDS, PROFILE, Suite, complex64_backends
 from ._once import setup_once
 
 from functools import cache

@@ -2,8 +2,9 @@
 one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more), and complex64 for
 the kernels and peers that offer it."""
 
-from ._setup import (BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,  # first: pins threads
-                     complex64_backends, prepare, qubits)
+# first: _statevector_setup pins the thread counts before numpy and the tools load
+from ._statevector_setup import (BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,
+                                 complex64_backends, prepare, qubits)
 from ._once import setup_once
 
 import numpy as np

@@ -1,7 +1,8 @@
 """Thread scaling: the threaded kernel and every peer that can set its thread count, over
 thread counts, against the serial stride kernel as the one-thread baseline."""
 
-from ._setup import PROFILE, Suite, check_size, thread_backends  # first: pins threads
+# first: _statevector_setup pins the thread counts before numpy and the tools load
+from ._statevector_setup import PROFILE, Suite, check_size, thread_backends
 from ._once import setup_once
 from .statevector_gates import GATES
 

@@ -14,11 +14,14 @@ run on the same rounded amplitudes.
 import numpy as np
 
 from harness.errors import Unavailable
-from kernels.statevector import KERNELS, states
+from kernels.statevector import KERNELS, MODULES, states
 from kernels.statevector.prepared import prepare
 
 #: precision name -> amplitude dtype (kernels.statevector.states.PRECISIONS)
 PRECISIONS = states.PRECISIONS
+#: The peer every other backend is drawn relative to (tables, figures, the gate suite's
+#: sizes): the seeds' comparison.
+BASELINE = "qulacs"
 
 
 class KernelBackend:
@@ -127,9 +130,18 @@ def simulator_adapters():
     return adapters.modules("simulator")
 
 
-def names():
-    """Every backend name, in a fixed order: the kernels' progression, then the peers."""
-    return list(KERNELS) + peer_names()
+def names(precision=None):
+    """Every backend name, in a fixed order: the kernels' progression, then the peers
+    (installed or not); with ``precision``, those that declare it."""
+    out = list(KERNELS) + peer_names()
+    return out if precision is None else [n for n in out if precision in precisions(n)]
+
+
+def precisions(name):
+    """The precisions backend ``name`` declares, its default first."""
+    if name in MODULES:
+        return tuple(getattr(MODULES[name], "PRECISIONS", ("complex128",)))
+    return adapter_precisions(adapter_module(name))
 
 
 def peer_names():

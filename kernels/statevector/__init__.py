@@ -8,16 +8,22 @@
 
 from . import cuda, loop, naive, stride, subspace, threaded, unrolled
 
-#: name -> kernel, in the order of the seed's progression.
-KERNELS = {
-    "naive": naive.apply,
-    "subspace": subspace.apply,
-    "loop": loop.apply,
-    "unrolled": unrolled.apply,
-    "stride": stride.apply,
-    "threaded": threaded.apply,
-    "cuda": cuda.apply,
+#: name -> kernel module, in the order of the seed's progression: the one list every
+#: other list of kernels is derived from. Each module has ``apply`` (the kernel),
+#: ``PRECISIONS`` and ``DEVICE``.
+MODULES = {
+    "naive": naive,
+    "subspace": subspace,
+    "loop": loop,
+    "unrolled": unrolled,
+    "stride": stride,
+    "threaded": threaded,
+    "cuda": cuda,
 }
 
+#: name -> kernel.
+KERNELS = {name: module.apply for name, module in MODULES.items()}
+
 #: Kernels that run on a plain numpy complex state on the CPU.
-CPU_KERNELS = tuple(k for k in KERNELS if k != "cuda")
+CPU_KERNELS = tuple(name for name, module in MODULES.items()
+                    if getattr(module, "DEVICE", "cpu") == "cpu")

@@ -6,12 +6,9 @@ which checks and plans on every call, is timed separately."""
 
 import numpy as np
 
-from . import cuda, loop, naive, stride, subspace, threaded, unrolled
+from . import MODULES as _MODULES
 from ._plan import require_numba_dtype_of
 from ._validate import check_gate_on
-
-_MODULES = {"naive": naive, "subspace": subspace, "loop": loop, "unrolled": unrolled,
-            "stride": stride, "threaded": threaded, "cuda": cuda}
 
 
 def prepare(name, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.complex128):

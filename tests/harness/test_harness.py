@@ -104,23 +104,26 @@ def test_gate_suite_setup_validates_and_skips():
 
 
 def test_peers_run_at_their_profile_sizes(monkeypatch):
-    from harness.benchmarks import _setup
+    from harness.benchmarks import _statevector_setup
 
-    monkeypatch.setitem(_setup.PROFILE, "peer_gate_qubits", [6])
-    assert "qulacs" not in _setup.PEERS  # the baseline runs every size
-    monkeypatch.setattr(_setup, "PEERS", ["cirq"])
+    monkeypatch.setitem(_statevector_setup.PROFILE, "peer_gate_qubits", [6])
+    assert "qulacs" not in _statevector_setup.PEERS  # the baseline runs every size
+    monkeypatch.setattr(_statevector_setup, "PEERS", ["cirq"])
     with pytest.raises(NotImplementedError, match="peers at gate_qubits"):
-        _setup.check_size("gate_qubits", 8, "cirq")
-    _setup.check_size("gate_qubits", 6, "cirq")
-    _setup.check_size("gate_qubits", 8, "stride")  # kernels run every size
-    _setup.check_size("gate_qubits", 8, "qulacs")
+        _statevector_setup.check_size("gate_qubits", 8, "cirq")
+    _statevector_setup.check_size("gate_qubits", 6, "cirq")
+    _statevector_setup.check_size("gate_qubits", 8, "stride")  # kernels run every size
+    _statevector_setup.check_size("gate_qubits", 8, "qulacs")
 
 
 def test_complex64_suite_validates_and_times():
     from harness.benchmarks import statevector_gates as suite
+    from harness.statevector import backends
 
-    assert "stride" in suite.GateComplex64.params[2]
-    assert "naive" not in suite.GateComplex64.params[2]
+    # derived from what each kernel and peer declares: qsim yes, qulacs (complex128) no
+    assert suite.GateComplex64.params[2] == backends.names("complex64")
+    assert {"stride", "qsim"} <= set(suite.GateComplex64.params[2])
+    assert "qulacs" not in suite.GateComplex64.params[2]
     bench = suite.GateComplex64()
     bench.setup("H", 8, "stride")
     assert bench.state.dtype == np.complex64
