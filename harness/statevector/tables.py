@@ -15,9 +15,16 @@ import importlib.util
 import statistics
 
 from harness import ids, results
+from harness.settings import LIKE_KEYS
+from harness.statevector import backends
 from harness.timing import format_seconds
+from kernels.statevector import CPU_KERNELS, KERNELS
 
-OWN = ("subspace", "loop", "unrolled", "stride", "threaded")
+#: our contenders: every CPU kernel but naive, the dense oracle (a GPU's times are not
+#: compared with one core's)
+OWN = tuple(k for k in CPU_KERNELS if k != "naive")
+#: the peer the seeds compare with
+BASELINE = backends.BASELINE
 AMPLITUDE_BYTES = 16  # complex128
 #: The precisions of each suite, in the order their columns appear.
 PRECISIONS = {"gate": (("complex128", ids.GATE_TIME), ("complex64", ids.GATE64_TIME)),
@@ -25,7 +32,7 @@ PRECISIONS = {"gate": (("complex128", ids.GATE_TIME), ("complex64", ids.GATE64_T
 #: The settings two backends must share for their times to be ranked side by side
 #: unmarked (a tool's version and the way it is driven differ between backends anyway):
 #: the fields of harness/settings.py's "like" hash.
-COMPARED = ("precision", "threads", "fusion")
+COMPARED = LIKE_KEYS
 MARK = "\u2020"
 
 
@@ -158,7 +165,7 @@ def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
     lines = ["| gate | n | qulacs | best own kernel | own / qulacs |", "|---|---|---|---|---|"]
     for gate in gates:
         for n in ns:
-            peer = data.get((gate, n, "qulacs"))
+            peer = data.get((gate, n, BASELINE))
             own = {b: data[(gate, n, b)] for b in OWN if (gate, n, b) in data}
             if peer is None or not own:
                 continue
@@ -231,7 +238,7 @@ def peer_ratios(res, key=ids.GATE_TIME, what="gate"):
     """Our best kernel's time over each peer's, per gate (or circuit) and n, side by side
     (below 1: our kernel is faster): the issue's comparison table."""
     data = results.table(res, key)
-    peers = list(dict.fromkeys(b for _, _, b in data if b not in OWN + ("naive", "cuda")))
+    peers = list(dict.fromkeys(b for _, _, b in data if b not in KERNELS))
     order = {g: i for i, g in enumerate(dict.fromkeys(g for g, _, _ in data))}
     lines = [f"| {what} | n | best own kernel | " + " | ".join(peers) + " |",
              "|---|---|---|" + "---|" * len(peers)]
@@ -267,7 +274,7 @@ def bandwidth(res, min_qubits=20):
     gates = list(dict.fromkeys(g for g, _, _ in data))
     for gate in gates:
         for n in sorted({n for (g, n, _) in data if g == gate and n >= min_qubits}):
-            for backend in (*OWN, "qulacs"):
+            for backend in (*OWN, BASELINE):
                 if (gate, n, backend) not in data:
                     continue
                 gbs = effective_gbs(n, data[(gate, n, backend)])
