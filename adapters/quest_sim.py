@@ -16,7 +16,9 @@ diag(1, e^{i t}). The precision is QuEST's compile-time ``qreal`` (double by def
 PRECISIONS follows ``pyquest.precision``: one precision per build.
 """
 
+import atexit
 import importlib.metadata
+import weakref
 
 import numpy as np
 
@@ -88,19 +90,45 @@ threads, set_threads = _threads.threads, _threads.set_threads
 
 # --- states ------------------------------------------------------------------------------
 
+class _State:
+    """A pyquest Register, released before the interpreter tears pyquest down.
+
+    pyquest's deallocators log through its module's ``logger``. A Register still alive
+    when Python wipes the modules' globals at exit (a script's global, a cached
+    benchmark state) was freed after ``pyquest.core``'s globals were gone, and printed
+    "Exception ignored in: 'pyquest.core.Register.__dealloc__'": so every state made
+    here drops its Register at exit (:func:`_release_all`, an atexit hook, which runs
+    before that wipe)."""
+
+    __slots__ = ("reg", "n", "__weakref__")
+
+    def __init__(self, reg):
+        self.reg, self.n = reg, reg.num_qubits
+        _LIVE.add(self)
+
+
+_LIVE = weakref.WeakSet()
+
+
+@atexit.register
+def _release_all():
+    for state in list(_LIVE):
+        state.reg = None
+
+
 def from_numpy(vec):
     _require()
     precision = _simulator.precision_of(vec, NAME, PRECISIONS)
     vec = np.ascontiguousarray(vec, dtype=_simulator.DTYPES[precision])
     reg = pyquest.Register(vec.shape[0].bit_length() - 1)
     reg[:] = vec  # a C loop of QuEST's setAmps over a typed memoryview of vec
-    return reg
+    return _State(reg)
 
 
-def to_numpy(reg):
+def to_numpy(state):
     _require()
     # reg[:] copies the amplitudes (QuEST's getAmp in a C loop) into a new array
-    return np.asarray(reg[:], dtype=_simulator.DTYPES[PRECISION])
+    return np.asarray(state.reg[:], dtype=_simulator.DTYPES[PRECISION])
 
 
 # --- gates -------------------------------------------------------------------------------
@@ -171,17 +199,17 @@ def circuit(instructions, n):
     return _simulator.Program.circuit(NAME, _build, instructions, n)
 
 
-def run(reg, program):
-    """The program on ``reg`` in place: the timed call (QuEST applies each gate at once;
-    nothing is deferred)."""
-    if not isinstance(reg, pyquest.Register):
-        raise _simulator.not_a_state(NAME, reg)
-    native = _simulator.built(program, NAME, reg.num_qubits)
+def run(state, program):
+    """The program on ``state`` in place: the timed call (QuEST applies each gate at
+    once; nothing is deferred)."""
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    native = _simulator.built(program, NAME, state.n)
     try:
-        reg.apply_circuit(native)
+        state.reg.apply_circuit(native)
     except Exception as exc:
         raise _simulator.tool_failed(NAME, exc) from exc
-    return reg
+    return state
 
 
 apply = _simulator.kernel_signature(__name__)
