@@ -127,9 +127,9 @@ def checked(instruction, n=None):
     valued, the matrix complex128 (integer, real and object matrices of numbers
     converted), the angles floats. ValueError naming the bad argument."""
     g = check_instruction(instruction, n)
-    params = getattr(instruction, "params", ()) or ()
+    params = getattr(instruction, "params", None)
     try:
-        params = tuple(float(p) for p in params)
+        params = () if params is None else tuple(float(p) for p in params)
     except (TypeError, ValueError):
         raise ValueError(f"params must be real numbers, got {params!r}") from None
     name = getattr(instruction, "name", "dense")
@@ -222,6 +222,11 @@ class Program:
     def circuit(cls, owner, build, instructions, n, per_size=False):
         """The program of a circuit on n qubits, every instruction checked against n."""
         n = circuit_qubits(n)
+        try:
+            instructions = list(instructions)
+        except TypeError:
+            raise ValueError(f"instructions must be a sequence of Instructions, got "
+                             f"{type(instructions).__name__}") from None
         return cls(owner, build, [checked(i, n) for i in instructions], n, per_size)
 
     def _build(self, n, *key):

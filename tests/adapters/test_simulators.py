@@ -275,3 +275,25 @@ def test_threads_keep_results(sim):
     finally:
         sim.set_threads(1)
     close(out[2], out[1].astype(np.complex128), CIRCUIT_ATOL[precisions(sim)[0]])
+
+
+def test_instructions_are_checked_before_the_tool_sees_them(sim):
+    """What the conformance suite (tests/contract) does not probe: angles that are not
+    numbers; and an instruction that gate() accepts fails in run on a state too small
+    for it, untouched, however far out of range its qubit is."""
+    bad = circuits.gate("Rx", 0, theta=0.3)._replace(params=("a",))
+    with pytest.raises(ValueError, match="params"):
+        sim.gate(bad)
+    with pytest.raises(ValueError, match="params"):
+        sim.circuit([bad], 2)
+    dtype = PRECISIONS[precisions(sim)[0]]
+    state = state_of(3, np.random.default_rng(5), precisions(sim)[0])
+    s = sim.from_numpy(state)
+    before = sim.to_numpy(s)  # (mindquantum renormalises what it is given)
+    for q in (3, 4, 40, 1000):
+        program = sim.gate(circuits.gate("H", q))
+        with pytest.raises(ValueError, match=f"state has 3 qubits.*qubit {q}"):
+            sim.run(s, program)
+    after = sim.to_numpy(s)
+    assert after.dtype == dtype
+    np.testing.assert_array_equal(after, before)

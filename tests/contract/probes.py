@@ -222,7 +222,7 @@ SIZE_PROBES = [
 class MisuseProbe(NamedTuple):
     """Arguments of the wrong kind to a program path's functions."""
     name: str
-    call: str      # "gate", "run-state", "run-program"
+    call: str      # "gate", "circuit", "run-state", "run-program"
     expect: Expect
 
 
@@ -232,4 +232,5 @@ MISUSE_PROBES = [
     MisuseProbe("run on a numpy array, not the tool's state", "run-state",
                 Expect(True, (ValueError,), "state")),
     MisuseProbe("run of something not a program", "run-program", refuse("program")),
+    MisuseProbe("circuit of something not a sequence", "circuit", refuse("instructions")),
 ]

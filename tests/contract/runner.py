@@ -319,6 +319,9 @@ class AdapterTarget:
         if misuse.call == "gate":
             return Outcome(misuse.expect, kept).judge(lambda: m.gate("X on 0"),
                                                       lambda: vec)
+        if misuse.call == "circuit":
+            return Outcome(misuse.expect, kept).judge(lambda: m.circuit(None, P.N),
+                                                      lambda: vec)
         if misuse.call == "run-state":
             program = m.gate(inst)
             expected = reference(vec, inst.matrix, inst.locs, inst.ctrl_locs, None)

@@ -150,6 +150,11 @@ def gate(instruction):
 def circuit(instructions, n):
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be a positive number of qubits, got {n!r}")
+    try:
+        instructions = list(instructions)
+    except TypeError:
+        raise ValueError(f"instructions must be a sequence of Instructions, got "
+                         f"{type(instructions).__name__}") from None
     return _Program([_instruction(i, int(n)) for i in instructions], int(n))
 
 
