@@ -7,21 +7,27 @@ cell's failure, never the end of the run; a WRONG or ERROR cell makes the exit s
 
 import numpy as np
 
+from harness import profiles
 from harness.ad import backends as ad_backends
 from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
-from kernels.statevector import circuits
 from kernels.statevector.states import random_state
 
 
 def cases(n):
+    """(name, instructions) of every benchmarked gate and of the default profile's
+    circuits (the library's and MQT Bench's) that exist at n qubits."""
     from harness.benchmarks.statevector_gates import GATES
+    from harness.circuit import sources
     for name, inst in GATES.items():
         if max(inst.locs + inst.ctrl_locs) < n:
             yield name, [inst]
-    yield "QCBM", circuits.qcbm(n, np.random.default_rng(n))
-    yield "QFT", circuits.qft(n)
+    for name in profiles.circuit_names(profiles.PROFILES["default"]):
+        try:
+            yield name, sources.load(name, n).instructions
+        except sources.SourceError:  # a size the circuit does not come in
+            continue
 
 
 def _cell(check, *args, show=None, **kwargs):
