@@ -1,5 +1,5 @@
 """The asv dashboard, offline: `asv publish`, then every CDN script and stylesheet that asv's
-pages load is replaced by a pinned copy vendored from npm (harness/dashboard_vendor/), so the
+pages load is replaced by a pinned copy vendored from npm (vendor/dashboard/), so the
 dashboard renders with no internet instead of falling over to error.html.
 
     python -m harness.dashboard publish [--config asv.conf.json]   # make publish
@@ -29,7 +29,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-VENDOR_DIR = Path(__file__).with_name("dashboard_vendor")
+#: third-party files, kept apart from the project's own code (the repository's vendor/)
+VENDOR_DIR = Path(__file__).resolve().parent.parent / "vendor" / "dashboard"
 VENDOR_URL_DIR = "vendor"  # where the vendored files go inside the published html dir
 NPM = "https://registry.npmjs.org"
 # True in a dashboard page once a benchmark graph (#/<benchmark name>) is drawn with data: flot
