@@ -146,8 +146,10 @@ def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
     from harness.statevector import validate
     from kernels.statevector import states
 
-    circuit = sources.load(source, qubits)
     names = _backend_names(backends)
+    if qubits is not None and qubits > 0:
+        _check_memory(qubits, ())  # before a generator builds a circuit that cannot run
+    circuit = sources.load(source, qubits)
     if precision not in states.PRECISIONS:
         raise BadInput(f"unknown precision {precision!r}; known: {', '.join(states.PRECISIONS)}")
     hold = _check_memory(circuit.n, names)

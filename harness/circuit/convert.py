@@ -1,5 +1,5 @@
 """A qiskit ``QuantumCircuit`` as a list of our :class:`Instruction`s, with the same
-meaning amplitude by amplitude (docs/architecture.md, "Circuits from the field").
+meaning amplitude by amplitude (docs/architecture.md, "Circuits").
 
 - Gates the peers run natively keep their names (H, CX, CCX, MCX, CP, CRZ, SWAP, CSWAP,
   RX/RY/RZ, S, T, Sdg, Tdg, P, U1, ...): a controlled gate becomes its base gate with

@@ -1,5 +1,5 @@
 """Where a circuit comes from: ``SOURCE`` of ``python -m harness circuit`` as a list of
-:class:`Instruction`s (docs/architecture.md, "Circuits from the field").
+:class:`Instruction`s (docs/architecture.md, "Circuits").
 
 - ``path/to/file.qasm``: OpenQASM 2 (qiskit's ``qasm2`` loader with qiskit's
   ``qelib1.inc`` gates) or OpenQASM 3 (qiskit's ``qasm3`` loader, qiskit-qasm3-import),
