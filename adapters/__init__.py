@@ -41,7 +41,7 @@ ADAPTERS = {
 PLUGIN_GROUPS = {"simulator": "qsim_ad_bench.simulators", "ad": "qsim_ad_bench.ad"}
 
 #: what an adapter module of each kind must define, besides NAME, AVAILABLE and REASON
-#: (docs/architecture.md, "Adapters and plugins"); a module without all of it is listed
+#: (docs/architecture.md, "Adapters"); a module without all of it is listed
 #: by :func:`available` with what it lacks and left out of :func:`modules`.
 INTERFACE = {
     "simulator": ("from_numpy", "to_numpy", "gate", "circuit", "run", "apply", "sync"),
@@ -183,8 +183,8 @@ def circuit_gradients():
 
     An adapter offers them by declaring ``GRADIENT_METHODS`` (method names, the default
     first) and ``prepare_gradient(problem, method)`` / ``prepare_energy(problem, method)``
-    (DESIGN.md, "Contract: variational circuits"); ``circuit_gradient(problem, theta)`` is
-    the default method in one call.
+    (docs/architecture.md, "Adapters"; the layout in :mod:`adapters._gradients`);
+    ``circuit_gradient(problem, theta)`` is the default method in one call.
     """
     out = {}
     for kind in PLUGIN_GROUPS:

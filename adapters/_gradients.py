@@ -1,11 +1,28 @@
-"""What the adapters with circuit gradients share (DESIGN.md, "Contract: variational
-circuits"): the method check and the one-call ``circuit_gradient``.
+"""What the adapters with circuit gradients share (docs/architecture.md, "Adapters"): the
+method check, the adapter's public functions, and the one-call ``circuit_gradient``.
 
-An adapter declares ``GRADIENT_METHODS`` (default first) and writes
-``prepare_gradient(problem, method)`` and ``prepare_energy(problem, method)``, each
-translating the problem into the tool's objects once and returning ``f(theta)``; then::
+Every adapter that differentiates variational circuits keeps its translation into the
+tool's objects in a private module of its own, ``adapters._<tool>_gradients``, with two
+functions::
 
-    circuit_gradient = _gradients.one_call(prepare_gradient)
+    gradient(problem, method, **helpers) -> grad(theta)
+    energy(problem, method, **helpers) -> energy(theta)
+
+each translating the problem once and returning the function the suites time. The adapter
+declares ``GRADIENT_METHODS`` (default first) and gets its public functions from
+:func:`delegated`::
+
+    def _translation():
+        _require()                      # the tool is there
+        from . import _tool_gradients   # imported on first use: it imports the tool
+        return _tool_gradients
+
+    prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+        NAME, GRADIENT_METHODS, _translation, gate=_gate)
+
+The dependency goes one way: the adapter imports its gradient module, never the reverse.
+What the gradient module needs of the adapter (its translation of one gate) is handed in
+as ``helpers``.
 """
 
 
@@ -22,6 +39,34 @@ def one_call(prepare_gradient):
     """``circuit_gradient(problem, theta)``: the default method, prepared and called."""
     def circuit_gradient(problem, theta):
         return prepare_gradient(problem)(theta)
+    circuit_gradient.__module__ = prepare_gradient.__module__
+    circuit_gradient.__qualname__ = circuit_gradient.__name__
     circuit_gradient.__doc__ = (f"The gradient of ``problem``'s energy at ``theta`` by "
                                 f"{prepare_gradient.__module__}'s default method.")
     return circuit_gradient
+
+
+def delegated(tool, methods, translation, **helpers):
+    """``(prepare_gradient, prepare_energy, circuit_gradient)`` of the adapter of ``tool``
+    offering ``methods``, its translation module returned by ``translation()``.
+
+    Each checks the method first (a ValueError naming it, installed tool or not), then
+    calls ``translation()``, which checks that the tool is there and imports the module,
+    and hands it the problem, the method and ``helpers``.
+    """
+    def prepare_gradient(problem, method=None):
+        method = check_method(tool, methods, method)
+        return translation().gradient(problem, method, **helpers)
+
+    def prepare_energy(problem, method=None):
+        method = check_method(tool, methods, method)
+        return translation().energy(problem, method, **helpers)
+
+    names = " or ".join(f'"{m}"' for m in methods)
+    prepare_gradient.__doc__ = (f"``grad(theta)`` by {tool}'s {names} (default "
+                                f'"{methods[0]}"), the problem translated once.')
+    prepare_energy.__doc__ = ("``energy(theta)`` through the same objects as "
+                              "``prepare_gradient``.")
+    for f in (prepare_gradient, prepare_energy):  # help() and pickle find them in the adapter
+        f.__module__, f.__qualname__ = translation.__module__, f.__name__
+    return prepare_gradient, prepare_energy, one_call(prepare_gradient)

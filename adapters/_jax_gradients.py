@@ -1,8 +1,15 @@
-"""The circuit's energy written in ``jax.numpy``, as its users write it for
+"""JAX's compiled gradient of a variational circuit's energy, for jax_jit_ad
+(docs/architecture.md, "Adapters"; the shared layout in :mod:`adapters._gradients`).
+
+The circuit's energy is written in ``jax.numpy``, as its users write it for
 ``jax.jit(jax.grad(energy))``: a complex128 state, each gate a reshape to (high bits,
 qubit, low bits) and an einsum with its 2x2 matrix, controls a ``jnp.where`` on a constant
-mask, the energy a sum of gathers times weights. :mod:`adapters.jax_jit_ad` wraps it in
-the circuit-gradient contract; the constants come from :mod:`adapters._circuit_plan`.
+mask, the energy a sum of gathers times weights; the constants come from
+:mod:`adapters._circuit_plan`.
+
+"jit": ``jax.jit(jax.grad(energy))`` compiled and run once when prepared, so no timed
+call traces or compiles. The returned functions carry the compile time as
+``compile_seconds``.
 
 Tracing unrolls a Python loop over the gates, and XLA's compile time grows with the
 program: unrolled, the QCBM circuit at n = 20 (660 gates) took 32 s to compile its
@@ -14,10 +21,12 @@ Layers repeat when their gates act on the same qubits with the same controls and
 same fixed gates (constants of the body); only the angles differ.
 """
 
+import time
+
 import numpy as np
 
 from . import _circuit_plan
-from .jax_ad import jax
+from .jax_ad import jax  # configured there (x64, one thread), as jax_jit_ad uses it
 
 jnp = jax.numpy
 
@@ -90,3 +99,41 @@ def energy_function(problem):
         return total
 
     return energy
+
+
+def _compiled(problem, differentiate):
+    """``(call, compile_seconds)``: the energy or its gradient, compiled and run once."""
+    energy = energy_function(problem)
+    fn = jax.jit(jax.grad(energy) if differentiate else energy)
+    start = time.perf_counter()
+    compiled = fn.lower(jnp.asarray(problem.theta0)).compile()
+    compile_seconds = time.perf_counter() - start
+
+    def call(theta):
+        return compiled(problem.check(theta)).block_until_ready()
+
+    call(problem.theta0)  # warm-up: the first run allocates and touches everything once
+    return call, compile_seconds
+
+
+def gradient(problem, method):
+    """``grad(theta)``: the compiled ``jax.grad`` of the jax.numpy energy (jax-jit's one
+    method, "jit")."""
+    compiled, compile_seconds = _compiled(problem, True)
+
+    def grad(theta):
+        return np.array(compiled(theta))  # a writable float64 copy, as the contract gives
+
+    grad.compile_seconds = compile_seconds
+    return grad
+
+
+def energy(problem, method):
+    """``energy(theta)``: the compiled jax.numpy energy."""
+    compiled, compile_seconds = _compiled(problem, False)
+
+    def value(theta):
+        return float(compiled(theta))
+
+    value.compile_seconds = compile_seconds
+    return value

@@ -1,9 +1,10 @@
-"""MindQuantum's own gradient of a variational circuit's energy (DESIGN.md, "Contract:
-variational circuits"), for mindquantum_sim.
+"""MindQuantum's own gradient of a variational circuit's energy, for mindquantum_sim
+(docs/architecture.md, "Adapters"; the shared layout in :mod:`adapters._gradients`).
 
 Translated once: the problem's circuit becomes a MindQuantum ``Circuit`` whose rotations
 carry ParameterResolver names (one name per angle, ``theta<k>``; slots sharing an angle
-share the name) and its observable a ``Hamiltonian`` of a ``QubitOperator``.
+share the name; the gates are the adapter's, its ``gates(instruction, angle)`` handed in)
+and its observable a ``Hamiltonian`` of a ``QubitOperator``.
 ``Simulator("mqvector", n).get_expectation_with_grad(hamiltonian, circuit)`` compiles them
 into mqvector's gradient operator, the adjoint method in C++ (one forward pass, then a
 backward sweep that uncomputes the gates); each call passes the angles, in the order of
@@ -21,42 +22,45 @@ RY, RZ and PhaseShift are our Rx, Ry, Rz, phase (RX(t) = exp(-i t X / 2)), and `
 QubitOperator acts on qubit 0, bit 0 of the amplitude index, so nothing is renumbered.
 """
 
+import mindquantum
 import numpy as np
-
-from .mindquantum_sim import _gates, mindquantum
+from mindquantum.core.circuit import Circuit
+from mindquantum.core.operators import Hamiltonian, QubitOperator
+from mindquantum.core.parameterresolver import ParameterResolver
+from mindquantum.simulator import Simulator
 
 PREFIX = "theta"
 
 
-def circuit(problem):
+def circuit(problem, gates):
     """``(Circuit, angles)``: the problem's circuit with angle k named ``theta<k>``, and
-    the index into theta of each of its ``params_name`` (MindQuantum's order)."""
-    gates = []
+    the index into theta of each of its ``params_name`` (MindQuantum's order);
+    ``gates(instruction, angle)`` is the adapter's list of MindQuantum gates of one."""
+    native = []
     zero = np.zeros(problem.n_params)  # any angles: the named rotations replace them
     for slot, inst in zip(problem.slots, problem.circuit(zero)):
         angle = None if slot.param is None else f"{PREFIX}{slot.param}"
-        gates += _gates(inst, angle)
-    out = mindquantum.core.circuit.Circuit(gates)
+        native += gates(inst, angle)
+    out = Circuit(native)
     angles = np.array([int(name[len(PREFIX):]) for name in out.params_name], dtype=np.intp)
     return out, angles
 
 
 def hamiltonian(problem):
     """The observable as a Hamiltonian: a term {0: "Z", 2: "X"} is ``"Z0 X2"``."""
-    ops = mindquantum.core.operators
-    total = ops.QubitOperator()
+    total = QubitOperator()
     for coeff, term in problem.observable:
-        total += ops.QubitOperator(" ".join(f"{p}{q}" for q, p in sorted(term.items())), coeff)
-    return ops.Hamiltonian(total)
+        total += QubitOperator(" ".join(f"{p}{q}" for q, p in sorted(term.items())), coeff)
+    return Hamiltonian(total)
 
 
 def _simulator(problem):
-    return mindquantum.simulator.Simulator("mqvector", problem.n, dtype=mindquantum.complex128)
+    return Simulator("mqvector", problem.n, dtype=mindquantum.complex128)
 
 
-def adjoint(problem):
-    """``grad(theta)`` through mqvector's gradient operator."""
-    circ, angles = circuit(problem)
+def gradient(problem, method, gates):
+    """``grad(theta)`` through mqvector's gradient operator (its one method, "adjoint")."""
+    circ, angles = circuit(problem, gates)
     operator = _simulator(problem).get_expectation_with_grad(hamiltonian(problem), circ)
 
     def grad(theta):
@@ -68,14 +72,13 @@ def adjoint(problem):
     return grad
 
 
-def energy(problem):
+def energy(problem, method, gates):
     """``energy(theta)``: mqvector's expectation of the circuit run at theta."""
-    circ, angles = circuit(problem)
+    circ, angles = circuit(problem, gates)
     names, ham, sim = circ.params_name, hamiltonian(problem), _simulator(problem)
-    resolver = mindquantum.core.parameterresolver.ParameterResolver
 
     def value(theta):
         theta = problem.check(theta)
-        pr = resolver(dict(zip(names, theta[angles].tolist())))
+        pr = ParameterResolver(dict(zip(names, theta[angles].tolist())))
         return float(sim.get_expectation(ham, circ, pr=pr).real)
     return value

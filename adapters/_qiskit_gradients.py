@@ -1,7 +1,8 @@
-"""Qiskit's reverse-mode gradient of a variational circuit's energy (DESIGN.md, "Contract:
-variational circuits"), for qiskit_aer_sim. It runs in qiskit and numpy, not Aer:
-``ReverseEstimatorGradient`` of the qiskit-algorithms package (Jones and Gacon's reverse
-sweep over qiskit ``Statevector``s), and the energy from qiskit's ``StatevectorEstimator``.
+"""Qiskit's reverse-mode gradient of a variational circuit's energy, for qiskit_aer_sim
+(docs/architecture.md, "Adapters"; the shared layout in :mod:`adapters._gradients`). It
+runs in qiskit and numpy, not Aer: ``ReverseEstimatorGradient`` of the qiskit-algorithms
+package (Jones and Gacon's reverse sweep over qiskit ``Statevector``s), and the energy
+from qiskit's ``StatevectorEstimator``.
 
 Translated once: a ``QuantumCircuit`` over a ``ParameterVector`` (rx, ry, rz, p with
 angle theta[k]; x, y, z, h, s, t; controls through ``Gate.control(k, ctrl_state)``) and a
@@ -87,8 +88,9 @@ def _differentiable(problem, circ):
     return circ
 
 
-def reverse(problem):
-    """``grad(theta)`` by qiskit-algorithms' ReverseEstimatorGradient."""
+def gradient(problem, method):
+    """``grad(theta)`` by qiskit-algorithms' ReverseEstimatorGradient (the one method,
+    "reverse")."""
     circ = _differentiable(problem, circuit(problem))
     angles, op, gradient = _angles(circ), observable(problem), ReverseEstimatorGradient()
 
@@ -101,7 +103,7 @@ def reverse(problem):
     return grad
 
 
-def energy(problem):
+def energy(problem, method):
     """``energy(theta)``: StatevectorEstimator's expectation value at theta."""
     circ = circuit(problem)
     angles, op, estimator = _angles(circ), observable(problem), StatevectorEstimator()

@@ -3,10 +3,10 @@ state handed in, an instruction's controls in one form, the kernel signature (``
 built from the adapter's own from_numpy / gate / run / to_numpy, and :class:`Program`,
 what ``gate`` and ``circuit`` return.
 
-The input contract (docs/architecture.md, "Adapters and plugins"): ``gate`` and
-``circuit`` check every instruction (:func:`checked`) before the tool sees it, and a
-program records the states it fits, so that ``run`` refuses a state of another size with
-one comparison (:func:`built`) before the tool runs anything. A tool's own exception
+The input contract (docs/architecture.md, "Adapters"): ``gate`` and ``circuit`` check
+every instruction (:func:`checked`) before the tool sees it, and a program records the
+states it fits, so that ``run`` refuses a state of another size with one comparison
+(:func:`built`) before the tool runs anything. A tool's own exception
 becomes a RuntimeError naming the tool (:func:`tool_failed`).
 """
 

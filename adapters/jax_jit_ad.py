@@ -15,14 +15,12 @@ and compiling its gradient took 1.0 s at 100 elements (710 equations), 3.4 s at 
 NotImplementedError, an objective whose trace has more than :data:`MAX_EQUATIONS`
 equations (about 350 loop elements); vectorised code stays far below it at any size.
 
-Circuit gradients (``prepare_gradient``, DESIGN.md "Contract: variational circuits")
-compile ``jax.grad`` of the circuit written in jax.numpy (:mod:`adapters._jax_circuit`,
-its repeated layers under ``jax.lax.scan`` to keep the compile time down).
+Circuit gradients (``prepare_gradient``, docs/architecture.md "Adapters") compile
+``jax.grad`` of the circuit written in jax.numpy (:mod:`adapters._jax_gradients`, its
+repeated layers under ``jax.lax.scan`` to keep the compile time down).
 """
 
 import time
-
-import numpy as np
 
 from . import _ad_common, _gradients
 from ._translate import translate
@@ -81,52 +79,16 @@ def prepare(f, *args):
 gradient = _ad_common.gradient_function(prepare, NAME)
 
 
-# --- circuit gradients (DESIGN.md, "Contract: variational circuits") ---------------------
-#
-# "jit": the circuit written in jax.numpy (adapters._jax_circuit), jax.jit(jax.grad(energy))
-# compiled and run once in prepare_gradient, so no timed call traces or compiles. The
-# returned functions carry the compile time as ``compile_seconds``.
+# --- circuit gradients (docs/architecture.md, "Adapters"): in _jax_gradients ----------
 
 GRADIENT_METHODS = ("jit",)
 
 
-def _compiled(problem, method, differentiate):
-    _gradients.check_method(NAME, GRADIENT_METHODS, method)
+def _translation():
     _ad_common.require(NAME, AVAILABLE, REASON)
-    from . import _jax_circuit  # needs jax: imported only when it is there
-    energy = _jax_circuit.energy_function(problem)
-    fn = jax.jit(jax.grad(energy) if differentiate else energy)
-    start = time.perf_counter()
-    compiled = fn.lower(jax.numpy.asarray(problem.theta0)).compile()
-    compile_seconds = time.perf_counter() - start
-
-    def call(theta):
-        return compiled(problem.check(theta)).block_until_ready()
-
-    call(problem.theta0)  # warm-up: the first run allocates and touches everything once
-    return call, compile_seconds
+    from . import _jax_gradients  # needs jax: imported only once it is known to be there
+    return _jax_gradients
 
 
-def prepare_gradient(problem, method=None):
-    """``grad(theta)``: the compiled ``jax.grad`` of the jax.numpy energy."""
-    gradient, compile_seconds = _compiled(problem, method, True)
-
-    def grad(theta):
-        return np.array(gradient(theta))  # a writable float64 copy, as the contract gives
-
-    grad.compile_seconds = compile_seconds
-    return grad
-
-
-def prepare_energy(problem, method=None):
-    """``energy(theta)``: the compiled jax.numpy energy."""
-    value, compile_seconds = _compiled(problem, method, False)
-
-    def energy(theta):
-        return float(value(theta))
-
-    energy.compile_seconds = compile_seconds
-    return energy
-
-
-circuit_gradient = _gradients.one_call(prepare_gradient)
+prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+    NAME, GRADIENT_METHODS, _translation)

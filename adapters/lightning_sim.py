@@ -10,9 +10,9 @@ Lightning is big-endian: wire 0 is the most significant bit. Our qubit q is wire
 so the amplitude arrays are the same and only the gates are renumbered; a k-qubit matrix
 (bit 0 = our ``locs[0]``) acts on the wires of ``locs`` reversed.
 
-Circuit gradients (``prepare_gradient``): "adjoint" adds Lightning's C++ adjoint Jacobian
-to the same state and gates; "qnode" is a PennyLane QNode on ``lightning.qubit``, the only
-place PennyLane itself is imported.
+Circuit gradients (``prepare_gradient``, in :mod:`adapters._lightning_gradients`):
+"adjoint" adds Lightning's C++ adjoint Jacobian to the same state and gates; "qnode" is a
+PennyLane QNode on ``lightning.qubit``, the only place PennyLane itself is imported.
 """
 
 import numpy as np
@@ -137,138 +137,17 @@ def run(sv, program):
 apply = _simulator.kernel_signature(__name__)
 
 
-# --- circuit gradients (DESIGN.md, "Contract: variational circuits") ---------------------
-#
-# "adjoint": the C++ objects lightning.qubit's adjoint method drives (the device's
-# _adjoint_jacobian.py): the state, the gates as above, an OpsStruct of the same gates and
-# a Hamiltonian observable, handed to AdjointJacobianC128. "qnode": a PennyLane QNode on
-# "lightning.qubit" with diff_method="adjoint" and qml.grad, as PennyLane's users write it.
-# Both renumber our qubit q to wire n-1-q, gates and observable alike, so that the state
-# Lightning holds has our amplitudes in our order.
+# --- circuit gradients (docs/architecture.md, "Adapters"): in _lightning_gradients ----
 
 GRADIENT_METHODS = ("adjoint", "qnode")
-_PAULIS = {"X": "PauliX", "Y": "PauliY", "Z": "PauliZ"}
 
 
-def _observable(problem):
-    """The problem's observable as a HamiltonianC128 of named Paulis on Lightning's wires."""
-    obs = lightning.lightning_qubit_ops.observables
-    n, terms = problem.n, []
-    for _, term in problem.observable:
-        named = [obs.NamedObsC128(_PAULIS[p], [n - 1 - q]) for q, p in term.items()] \
-            or [obs.NamedObsC128("Identity", [0])]
-        terms.append(named[0] if len(named) == 1 else obs.TensorProdObsC128(named))
-    return obs.HamiltonianC128(np.array([c for c, _ in problem.observable]), terms)
-
-
-class _Adjoint:
-    """The problem on one StateVectorC128, built once: per call :meth:`forward` writes the
-    angles into the gates' parameter lists (shared by the state's calls and the OpsStruct
-    made from them) and runs the circuit from |0...0>."""
-
-    def __init__(self, problem):
-        n, dtype = problem.n, np.dtype(np.complex128)
-        self.problem, self.sv = problem, lightning.lightning_qubit_ops.StateVectorC128(n)
-        self.calls, self.ops_lists, self.angles = [], [[] for _ in range(7)], []
-        for slot, inst in zip(problem.slots, problem.circuit(problem.theta0)):
-            method, args = _operation(inst, n, dtype)
-            if method.startswith("apply"):  # a matrix has no generator to differentiate
-                raise NotImplementedError(f"lightning's adjoint has no named gate for "
-                                          f"{inst.name!r}")
-            self.calls.append((getattr(self.sv, method), args))
-            if len(args) == 5:  # a method's controlled form
-                controls, values, wires, _, params = args
-            else:  # (wires, inverse, params); CNOT, CRX, ... have their controls in wires
-                (wires, _, params), controls, values = args, [], []
-            # create_ops_list's columns: names, params, wires, inverses, matrices,
-            # control wires, control values
-            for column, value in zip(self.ops_lists, (method, params, wires, False,
-                                                      np.zeros(0, dtype), controls, values)):
-                column.append(value)
-            if slot.param is not None:
-                self.angles.append((params, slot.param))
-        # the Jacobian's rows are the parametric gates, in order; a parameter sums its gates'
-        self.rows = np.array([p for _, p in self.angles], dtype=np.intp)
-        self.trainable = list(range(len(self.rows)))
-        self.hamiltonian = _observable(problem)
-        self.measure = lightning.lightning_qubit_ops.MeasurementsC128(self.sv)
-        self.adjoint = lightning.lightning_qubit_ops.algorithms.AdjointJacobianC128()
-
-    def forward(self, theta):
-        theta = self.problem.check(theta)
-        for params, p in self.angles:
-            params[0] = theta[p]
-        self.sv.resetStateVector()
-        for call, args in self.calls:
-            call(*args)
-
-    def gradient(self, theta):
-        self.forward(theta)
-        # an OpsStruct is immutable: a new one per call carries the new angles
-        ops = lightning.lightning_qubit_ops.algorithms.create_ops_listC128(*self.ops_lists)
-        # the reverse sweep starts from (a copy of) the state after the circuit
-        jac = self.adjoint(self.sv, [self.hamiltonian], ops, self.trainable)
-        return np.bincount(self.rows, weights=jac, minlength=self.problem.n_params)
-
-    def energy(self, theta):
-        self.forward(theta)
-        return float(self.measure.expval(self.hamiltonian))
-
-
-def _qnode(problem):
-    """(energy, gradient): a QNode on lightning.qubit and its qml.grad, built once."""
-    try:
-        import pennylane as qml
-        from pennylane import numpy as pnp
-    except ImportError as exc:
-        raise RuntimeError(f"lightning's qnode method needs pennylane: {exc}") from exc
-    n = problem.n
-    gates = {"X": qml.PauliX, "Y": qml.PauliY, "Z": qml.PauliZ, "H": qml.Hadamard,
-             "S": qml.S, "T": qml.T, "Rx": qml.RX, "Ry": qml.RY, "Rz": qml.RZ,
-             "phase": qml.PhaseShift}
-    steps = []
-    for s in problem.slots:
-        op = gates.get(s.name)
-        if op is None:
-            raise NotImplementedError(f"lightning's qnode method has no gate for {s.name!r}")
-        if s.ctrl_locs:  # qml.ctrl turns one control on |1> into CNOT, CRX, ...
-            op = qml.ctrl(op, control=[n - 1 - q for q in s.ctrl_locs],
-                          control_values=list(s.ctrl_vals or (1,) * len(s.ctrl_locs)))
-        steps.append((op, s.param, n - 1 - s.locs[0]))
-    paulis = {"X": qml.PauliX, "Y": qml.PauliY, "Z": qml.PauliZ}
-    hamiltonian = qml.Hamiltonian(
-        [c for c, _ in problem.observable],
-        [qml.prod(*[paulis[p](n - 1 - q) for q, p in t.items()]) if t else qml.Identity(0)
-         for _, t in problem.observable])
-
-    @qml.qnode(qml.device("lightning.qubit", wires=n), diff_method="adjoint")
-    def energy(theta):
-        for op, param, wire in steps:
-            if param is None:
-                op(wires=wire)
-            else:
-                op(theta[param], wires=wire)
-        return qml.expval(hamiltonian)
-
-    grad = qml.grad(energy)
-    return (lambda theta: float(energy(problem.check(theta))),
-            lambda theta: np.asarray(grad(pnp.array(problem.check(theta), requires_grad=True)),
-                                     dtype=np.float64))
-
-
-def prepare_gradient(problem, method=None):
-    """``grad(theta)`` by ``method`` ("adjoint": the C++ objects, "qnode": PennyLane), the
-    problem translated once."""
-    method = _gradients.check_method(NAME, GRADIENT_METHODS, method)
+def _translation():
     _require()
-    return _Adjoint(problem).gradient if method == "adjoint" else _qnode(problem)[1]
+    from . import _lightning_gradients  # imports pennylane_lightning (and, for qnode, PennyLane)
+    return _lightning_gradients
 
 
-def prepare_energy(problem, method=None):
-    """``energy(theta)`` through the same objects as :func:`prepare_gradient`."""
-    method = _gradients.check_method(NAME, GRADIENT_METHODS, method)
-    _require()
-    return _Adjoint(problem).energy if method == "adjoint" else _qnode(problem)[0]
-
-
-circuit_gradient = _gradients.one_call(prepare_gradient)
+# the adjoint method runs this adapter's gates: its _operation, handed in
+prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+    NAME, GRADIENT_METHODS, _translation, operation=_operation)

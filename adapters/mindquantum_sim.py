@@ -20,7 +20,8 @@ what set_threads does (measured: a second thread appears after set_threads(2)).
 Importing mindquantum 0.12 imports torch (about 2 s).
 
 Gradients of variational circuits (GRADIENT_METHODS): mqvector's own adjoint-method
-operator, from ``Simulator.get_expectation_with_grad``; _mindquantum_gradients translates.
+operator, from ``Simulator.get_expectation_with_grad``; :mod:`adapters._mindquantum_gradients`
+translates.
 """
 
 import numpy as np
@@ -184,27 +185,18 @@ def run(sim, program):
 apply = _simulator.kernel_signature(__name__)
 
 
-# --- gradients of variational circuits (translation in _mindquantum_gradients) -----------
+# --- circuit gradients (docs/architecture.md, "Adapters"): in _mindquantum_gradients --
 
 #: mqvector's adjoint-method gradient operator (Simulator.get_expectation_with_grad)
 GRADIENT_METHODS = ("adjoint",)
 
 
-def _prepared(method):
-    """The translation module, once the tool and the method are known to exist (imported
-    here: it imports this module)."""
+def _translation():
     _require()
-    _gradients.check_method(NAME, GRADIENT_METHODS, method)
-    from . import _mindquantum_gradients
+    from . import _mindquantum_gradients  # imports mindquantum: only once it is there
     return _mindquantum_gradients
 
 
-def prepare_gradient(problem, method=None):
-    return _prepared(method).adjoint(problem)
-
-
-def prepare_energy(problem, method=None):
-    return _prepared(method).energy(problem)
-
-
-circuit_gradient = _gradients.one_call(prepare_gradient)
+# the gradient module builds its circuit from this adapter's _gates, handed in
+prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+    NAME, GRADIENT_METHODS, _translation, gates=_gates)

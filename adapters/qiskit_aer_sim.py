@@ -46,7 +46,8 @@ complex128 amplitudes and costs 119 ms for H on 20 qubits (copies in and out), m
 
 Gradients of variational circuits (GRADIENT_METHODS, only where the qiskit-algorithms
 package imports): its ``ReverseEstimatorGradient``, which runs on qiskit's Statevector
-(numpy), not on Aer; Aer has no gradient of its own. _qiskit_gradients translates.
+(numpy), not on Aer; Aer has no gradient of its own. :mod:`adapters._qiskit_gradients`
+translates.
 """
 
 import numpy as np
@@ -212,28 +213,21 @@ def run(state, program):
 apply = _simulator.kernel_signature(__name__)
 
 
-# --- gradients of variational circuits (translation in _qiskit_gradients) --------------
+# --- circuit gradients (docs/architecture.md, "Adapters"): in _qiskit_gradients -------
 
+_METHODS = ("reverse",)  # qiskit-algorithms' ReverseEstimatorGradient
 if _HAS_ALGORITHMS:
-    #: qiskit-algorithms' ReverseEstimatorGradient (declared only where it imports)
-    GRADIENT_METHODS = ("reverse",)
+    #: declared only where qiskit-algorithms imports, so that no gradient is listed for
+    #: an available adapter that cannot run one
+    GRADIENT_METHODS = _METHODS
 
 
-def _prepared(method):
-    """The translation module, once the tools and the method are known to exist."""
+def _translation():
     _require()
     _simulator.require(NAME + " gradient", _HAS_ALGORITHMS, _ALGORITHMS_REASON)
-    _gradients.check_method(NAME, GRADIENT_METHODS, method)
     from . import _qiskit_gradients  # imports qiskit_algorithms
     return _qiskit_gradients
 
 
-def prepare_gradient(problem, method=None):
-    return _prepared(method).reverse(problem)
-
-
-def prepare_energy(problem, method=None):
-    return _prepared(method).energy(problem)
-
-
-circuit_gradient = _gradients.one_call(prepare_gradient)
+prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+    NAME, _METHODS, _translation)

@@ -6,9 +6,8 @@ tensors sharing the arrays' memory (``torch.from_numpy``); each gradient call ma
 leaves, runs the function and calls ``torch.autograd.grad``, which is what a torch user
 pays per gradient. Python floats become 0-d tensors, their gradients Python floats again.
 
-Circuit gradients (``prepare_gradient``, DESIGN.md "Contract: variational circuits")
-differentiate the circuit written in torch itself (:mod:`adapters._torch_circuit`) with
-``backward``.
+Circuit gradients (``prepare_gradient``, docs/architecture.md "Adapters") differentiate the
+circuit written in torch itself (:mod:`adapters._torch_gradients`) with ``backward``.
 
 Importing this adapter sets ``torch.set_num_threads(1)``, for the whole process: the
 benchmarks compare engines on one thread.
@@ -16,8 +15,6 @@ benchmarks compare engines on one thread.
 
 import math
 import types
-
-import numpy as np
 
 from . import _ad_common, _gradients
 from ._guard import guarded_import
@@ -123,47 +120,16 @@ def prepare(f, *args):
 gradient = _ad_common.gradient_function(prepare, NAME)
 
 
-# --- circuit gradients (DESIGN.md, "Contract: variational circuits") ---------------------
-#
-# "backprop": the circuit written in torch (adapters._torch_circuit), theta a float64 leaf
-# with requires_grad and energy.backward(), what a torch user writes. Autograd keeps a
-# state per rotation for the backward pass (25n of them for the QCBM): one gradient at
-# n = 20 took the process to 17.6 GB resident.
+# --- circuit gradients (docs/architecture.md, "Adapters"): in _torch_gradients --------
 
 GRADIENT_METHODS = ("backprop",)
 
 
-def _energy_function(problem, method):
-    _gradients.check_method(NAME, GRADIENT_METHODS, method)
+def _translation():
     _ad_common.require(NAME, AVAILABLE, REASON)
-    from . import _torch_circuit  # needs torch: imported only when it is there
-    return _torch_circuit.energy_function(problem)
+    from . import _torch_gradients  # imports torch: only once it is known to be there
+    return _torch_gradients
 
 
-def prepare_gradient(problem, method=None):
-    """``grad(theta)``: backward through the torch energy."""
-    energy = _energy_function(problem, method)
-
-    def grad(theta):
-        theta = torch.from_numpy(problem.check(theta)).requires_grad_()
-        value = energy(theta)
-        if not value.requires_grad:  # a circuit without rotations: no graph to walk back
-            return np.zeros(problem.n_params)
-        value.backward()
-        return theta.grad.numpy()
-
-    return grad
-
-
-def prepare_energy(problem, method=None):
-    """``energy(theta)``: the torch energy, without recording a graph."""
-    energy = _energy_function(problem, method)
-
-    def value(theta):
-        with torch.no_grad():
-            return float(energy(torch.from_numpy(problem.check(theta))))
-
-    return value
-
-
-circuit_gradient = _gradients.one_call(prepare_gradient)
+prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
+    NAME, GRADIENT_METHODS, _translation)

@@ -127,7 +127,7 @@ def test_torch_computes_in_complex128_and_float64():
         pytest.skip(torch_ad.REASON)
     from torch.overrides import TorchFunctionMode
 
-    from adapters import _torch_circuit
+    from adapters import _torch_gradients
 
     class Dtypes(TorchFunctionMode):
         seen = set()
@@ -142,7 +142,7 @@ def test_torch_computes_in_complex128_and_float64():
     problem = controlled_problem()
     theta = torch_ad.torch.from_numpy(problem.theta0).requires_grad_()
     with Dtypes():
-        energy = _torch_circuit.energy_function(problem)(theta)
+        energy = _torch_gradients.energy_function(problem)(theta)
         energy.backward()
     assert energy.dtype == torch_ad.torch.float64
     assert Dtypes.seen == {torch_ad.torch.float64, torch_ad.torch.complex128}
@@ -152,10 +152,10 @@ def test_jax_computes_in_complex128_and_float64():
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_circuit
+    from adapters import _jax_gradients
 
     problem = controlled_problem()
-    energy = _jax_circuit.energy_function(problem)
+    energy = _jax_gradients.energy_function(problem)
     jaxpr = str(jax_jit_ad.jax.make_jaxpr(jax_jit_ad.jax.grad(energy))(problem.theta0))
     assert "c128" in jaxpr and "f64" in jaxpr
     assert not any(t in jaxpr for t in ("c64", "f32", "f16", "bf16"))
@@ -171,18 +171,18 @@ def test_repeated_block(signature, want):
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_circuit
-    assert _jax_circuit.repeated_block(np.array(signature, dtype=np.int64)) == want
+    from adapters import _jax_gradients
+    assert _jax_gradients.repeated_block(np.array(signature, dtype=np.int64)) == want
 
 
 def test_jax_scans_over_the_qcbm_layers():
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_circuit
+    from adapters import _jax_gradients
 
     problem = variational.qcbm_energy(5, 9, np.random.default_rng(5))
-    jaxpr = jax_jit_ad.jax.make_jaxpr(_jax_circuit.energy_function(problem))(problem.theta0)
+    jaxpr = jax_jit_ad.jax.make_jaxpr(_jax_gradients.energy_function(problem))(problem.theta0)
     scans = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
     # the 7 middle layers (3 rotations per qubit and a ring of CNOTs) in one scan
     assert len(scans) == 1 and scans[0].params["length"] == 7

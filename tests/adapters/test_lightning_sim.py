@@ -19,6 +19,8 @@ from kernels.statevector.states import random_state
 from kernels.variational import Problem, Slot
 
 pytestmark = pytest.mark.skipif(not ls.AVAILABLE, reason=ls.REASON)
+if ls.AVAILABLE:
+    from adapters import _lightning_gradients as lg
 N = 5
 
 NAMED = [  # (instruction, the Lightning method it must become)
@@ -150,7 +152,7 @@ def test_every_gate_kind_differentiates_like_ours(method):
 def test_adjoint_state_is_ours_amplitude_for_amplitude():
     """The renumbering (our qubit q = wire n-1-q) checked on the state itself."""
     problem = every_gate_problem()
-    adjoint = ls._Adjoint(problem)
+    adjoint = lg.Adjoint(problem, ls._operation)
     assert {"CNOT", "CY", "Toffoli", "CRX", "CRY", "CRZ", "ControlledPhaseShift", "RX",
             "PhaseShift", "S"} <= set(adjoint.ops_lists[0])  # the names it differentiates
     adjoint.forward(problem.theta0)

@@ -69,7 +69,7 @@ def test_the_translated_circuit_is_ours():
     """The named-parameter circuit, run by mqvector at theta, gives our amplitudes: RX, RY,
     RZ, PhaseShift and the controls as ours, qubit q as bit q."""
     problem = _mixed_problem()
-    circ, angles = mqg.circuit(problem)
+    circ, angles = mqg.circuit(problem, mq._gates)
     assert sorted(angles) == [0, 1, 2, 3, 5]  # one name per angle used, 4 unused
     sim = mq.mindquantum.simulator.Simulator("mqvector", problem.n)
     sim.apply_circuit(circ, problem.theta0[angles])

@@ -16,6 +16,8 @@ from kernels.statevector.circuits import Instruction
 from kernels.variational import Problem, Slot
 
 needs_qulacs = pytest.mark.skipif(not qs.AVAILABLE, reason=qs.REASON)
+if qs.AVAILABLE:
+    from adapters import _qulacs_gradients as qg
 
 
 def random_state(n, rng):
@@ -110,14 +112,15 @@ def test_missing_qulacs_makes_it_unavailable(monkeypatch):
 
 # --- circuit gradients -----------------------------------------------------------------
 
+@needs_qulacs
 def test_controlled_phase_is_three_pauli_rotations():
     """phase(t) on 1 controlled by 0 = exp(i t |11><11|) = exp(-i t G / 2) with
     G = (Z_1 + Z_0 - Z_0 Z_1 - I) / 2; the identity (a global phase) is dropped."""
-    terms = qs._rotation_terms(Slot("phase", (1,), (0,), (1,), 0))
+    terms = qg.rotation_terms(Slot("phase", (1,), (0,), (1,), 0))
     assert sorted((c, sorted(w.items())) for c, w in terms) == [
         (-0.5, [(0, "Z"), (1, "Z")]), (0.5, [(0, "Z")]), (0.5, [(1, "Z")])]
     # a control on |0> flips the sign of every term with its Z
-    terms = qs._rotation_terms(Slot("Rx", (2,), (0,), (0,), 0))
+    terms = qg.rotation_terms(Slot("Rx", (2,), (0,), (0,), 0))
     assert sorted((c, sorted(w.items())) for c, w in terms) == [
         (0.5, [(0, "Z"), (2, "X")]), (0.5, [(2, "X")])]
 
@@ -149,13 +152,14 @@ def test_rx_sign_is_ours_not_qulacss():
     """qulacs's RX(t) is exp(+i t X/2): the adapter passes -t and flips the gradient, so
     <Y> after our Rx(t)|0> is -sin t and its derivative -cos t."""
     problem = Problem(1, [Slot("Rx", (0,), param=0)], [(1.0, {0: "Y"})], [0.0])
-    circuit = qs._Backprop(problem).circuit
+    circuit = qg.Backprop(problem, qs._gate).circuit
     assert circuit.get_gate(0).get_name() == "ParametricRX"
     t = np.array([0.3])
     assert abs(qs.prepare_energy(problem)(t) + np.sin(0.3)) < 1e-14
     np.testing.assert_allclose(qs.prepare_gradient(problem)(t), [-np.cos(0.3)], atol=1e-14)
 
 
+@needs_qulacs
 def test_a_rotation_qulacs_cannot_keep_parametric_is_named():
     with pytest.raises(NotImplementedError, match="no parametric form of 'Rxx'"):
-        qs._rotation_terms(Slot("Rxx", (0,), param=0))
+        qg.rotation_terms(Slot("Rxx", (0,), param=0))
