@@ -85,17 +85,29 @@ def registry():
 
 
 def load(name):
-    """The adapter module ``name`` (built-in or plugin); ValueError for an unknown name.
+    """The adapter module ``name``: a built-in adapter's module name (``qulacs_sim``), a
+    plugin's entry-point name, or an adapter's ``NAME`` (``qulacs``, ``qiskit-aer``,
+    ``jax-jit``): the names ``harness.statevector.backends.get`` takes. ValueError for an
+    unknown name, listing the known ones.
 
-    An adapter module that itself fails to import (a bug in it) raises here; use
-    :func:`available` to survey adapters without raising.
+    A registry name wins over a NAME; a NAME is looked up in registry order, built-in
+    adapters first, so that the adapter found is the one :func:`available` uses. An
+    adapter module that itself fails to import (a bug in it) raises here when it is the
+    one named; use :func:`available` to survey adapters without raising.
     """
     if name in ADAPTERS:
         return importlib.import_module(f"{__name__}.{name}")
     found = plugins()
-    if name not in found:
-        raise ValueError(f"unknown adapter {name!r}; known: {sorted(ADAPTERS) + sorted(found)}")
-    kind, ep = found[name]
+    if name in found:
+        return _load_plugin(name, *found[name])
+    module, names = _by_tool_name(name, found)
+    if module is None:  # every adapter was tried: ``names`` holds all their NAMEs
+        raise ValueError(f"unknown adapter {name!r}; known: {sorted(ADAPTERS) + sorted(found)}"
+                         f" or their NAMEs {sorted(names)}")
+    return module
+
+
+def _load_plugin(name, kind, ep):
     if name != ep.name:
         raise PluginError(f"plugin {ep.name!r} ({ep.group} = {ep.value!r}, from "
                           f"{_distribution(ep)}) is not used: an adapter of that name exists")
@@ -104,6 +116,29 @@ def load(name):
     except Exception as exc:
         raise PluginError(f"plugin {name!r} ({ep.group} = {ep.value!r}) failed to load: "
                           f"{type(exc).__name__}: {exc}") from exc
+
+
+def _by_tool_name(tool, found):
+    """``(module, NAMEs seen)``: the first adapter, in registry order, whose NAME is
+    ``tool`` (None if none). The built-in module the NAME suggests (``qiskit-aer`` ->
+    ``qiskit_aer_sim`` or ``qiskit_aer_ad``) is tried first, so that naming a tool does not
+    import every other adapter; since the built-ins come first and their NAMEs are unique
+    (tests/adapters/test_registry.py), that is the registry-order answer. Adapters that fail
+    to load are passed over, as discovery passes over them."""
+    stem = tool.replace("-", "_")
+    guesses = [f"{stem}_{suffix}" for suffix in ("sim", "ad") if f"{stem}_{suffix}" in ADAPTERS]
+    names = set()
+    for candidate in [*guesses, *ADAPTERS, *found]:
+        try:
+            module = load(candidate)
+        except Exception:  # a broken adapter or plugin: available() says why
+            continue
+        module_name = getattr(module, "NAME", None)
+        if module_name == tool:
+            return module, names
+        if isinstance(module_name, str):
+            names.add(module_name)
+    return None, names
 
 
 def _origin(name):

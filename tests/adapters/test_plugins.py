@@ -159,6 +159,15 @@ def test_broken_and_clashing_plugins_are_listed_and_stop_nothing(tmp_path):
         names = [m.NAME for m in adapters.modules("simulator")]
         assert "fine-sim" in names and names.count("qulacs") == 1
         assert "noprepare" not in [m.NAME for m in adapters.modules("ad")]
+        # load takes a plugin's entry-point name and its NAME; a NAME a built-in has is
+        # the built-in's, as discovery has it
+        assert adapters.load("fine-sim") is adapters.load("fine")
+        assert adapters.load("fine").__name__ == "badplug_fine"
+        assert adapters.load("qulacs") is qulacs
+        with pytest.raises(adapters.PluginError, match="failed to load"):
+            adapters.load("raises")
+        with pytest.raises(ValueError, match="unknown adapter 'nope'.*'fine-sim'"):
+            adapters.load("nope")
     finally:
         _off_path(tmp_path, ("badplug_raises", "badplug_fine", "badplug_samename",
                              "badplug_nocircuit", "badplug_noprepare"))
@@ -221,7 +230,7 @@ def test_validate_turns_a_backends_exception_into_its_cells_failure(tmp_path, mo
         assert failed == 2 * cases
         assert "ERROR" in out and "WRONG" in out
         assert "raising-sim X 3: RuntimeError: a bug in the plugin's gate" in out
-        assert "raising-sim QCBM 3: KeyError: \"a bug in the plugin's circuit\"" in out
+        assert "raising-sim lib:qcbm 3: KeyError: \"a bug in the plugin's circuit\"" in out
         rows = [line.split() for line in out.splitlines() if line.startswith("X ")]
         assert rows[0] == ["X", "3", "ok", "ERROR", "WRONG"]
         assert harness_validate.validate_ad(names=["raising-ad"]) > 0

@@ -93,8 +93,44 @@ def test_load(fake_registry):
     assert adapters.load("fake_sim").AVAILABLE
     with pytest.raises(RuntimeError, match="bug in the adapter itself"):
         adapters.load("fake_raises")
-    with pytest.raises(ValueError, match="unknown adapter 'nope'"):
+    # an unknown name is a ValueError listing the names, though an adapter fails to import
+    with pytest.raises(ValueError, match="unknown adapter 'nope'") as info:
         adapters.load("nope")
+    assert "'fake_sim'" in str(info.value) and "'fake'" in str(info.value)
+    assert "'qulacs_sim'" in str(info.value) and "'qulacs'" in str(info.value)
+
+
+def test_load_takes_an_adapters_name(fake_registry):
+    """A NAME (``fake``, ``broken``: no module name to guess it from) gives its module,
+    also that of an adapter whose tool is missing; a module name is not taken for a NAME."""
+    assert adapters.load("fake") is adapters.load("fake_sim")
+    assert adapters.load("broken") is adapters.load("fake_broken_tool")
+    assert adapters.load("missing") is adapters.load("fake_missing")
+    assert adapters.load("qulacs") is adapters.load("qulacs_sim")
+    with pytest.raises(ValueError, match="unknown adapter 'Fake'"):
+        adapters.load("Fake")
+
+
+@pytest.mark.parametrize("module_name", sorted(adapters.ADAPTERS))
+def test_load_by_name_or_module_name_is_one_module(module_name):
+    module = adapters.load(module_name)
+    assert adapters.load(module.NAME) is module
+
+
+def test_load_takes_every_name_backends_get_takes():
+    """harness.statevector.backends.get takes a simulator's NAME or its module name:
+    adapters.load gives the same module for each."""
+    from harness.statevector import backends
+    for module in backends.simulator_adapters():
+        for name in (module.NAME, module.__name__.rpartition(".")[2]):
+            assert backends.adapter_module(name) is module
+            assert adapters.load(name) is module, name
+
+
+def test_builtin_names_are_unique():
+    """What load's NAME lookup (the built-in module the NAME suggests first) relies on."""
+    names = [adapters.load(name).NAME for name in adapters.ADAPTERS]
+    assert len(set(names)) == len(names)
 
 
 def test_real_registry():
