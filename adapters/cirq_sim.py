@@ -30,6 +30,11 @@ SETTINGS = {"threads": "1 (numpy slicing and einsum; no thread control)",
             "gates": "Cirq's named gates (X, H, CNOT, CCX, rx, ZPowGate, ...), else "
                      "MatrixGate with controlled_by",
             "circuits": "the circuit's operations in order, no optimisation passes",
+            # cirq.act_on per operation, as cirq.Simulator applies a circuit's operations
+            # (SimulatorBase._core_iterator, cirq/sim/simulator_base.py); Cirq merges
+            # gates only in transformers (merge_single_qubit_gates_to_*, ...), which
+            # neither its simulator nor this adapter runs
+            "fusion": "off (cirq.act_on per operation; Cirq's simulator fuses nothing)",
             "precision": "complex128, complex64 (the simulation state's dtype)"}
 
 cirq, AVAILABLE, REASON = guarded_import("cirq")

@@ -28,8 +28,12 @@ PRECISION = PRECISIONS[0]
 # (1-4 qubits, n=22..25, both precisions). Its libgomp runs only measurements and adjoint
 # gradients (the circuit gradients below), which follow OMP_NUM_THREADS and threadpoolctl
 # like any OpenMP library (the suites pin both to 1), so there is no set_threads.
+# Fusion: run calls the state's method for each gate itself (one C++ call, one kernel, per
+# gate), so nothing can fuse gates: no device, tape or circuit-level pass is involved.
 SETTINGS = {"threads": "1 (gate kernels serial in this wheel; expval and adjoint follow "
                        "OMP_NUM_THREADS / threadpoolctl)",
+            "fusion": "off (one C++ gate method, one kernel, per gate: the adapter calls "
+                      "them itself)",
             "api": "lightning_qubit_ops StateVectorC128/C64: one C++ call per gate, "
                    "kernels its own dispatch picks (LM; AVX512 for CNOT/CZ)",
             "precision": "complex128 (StateVectorC128), complex64 (StateVectorC64)",

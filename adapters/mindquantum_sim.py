@@ -39,6 +39,10 @@ SETTINGS = {"threads": "1 (OMP_NUM_THREADS=1 before import; set_threads sets the
             "gates": "X, Y, Z, H, S, T, RX, RY, RZ, PhaseShift, SWAP (controls via .on(obj, "
                      "ctrl)); UnivMathGate otherwise; controls on |0> wrapped in X",
             "states": "set_qs renormalises, so from_numpy refuses a state of norm != 1",
+            # mqvector's VectorState::ApplyCircuit (ccsrc/include/simulator/vector/
+            # vector_state.tpp) loops over the circuit calling ApplyGate, one qs_policy
+            # kernel per gate; apply_gate is that one call
+            "fusion": "off (apply_circuit runs ApplyGate per gate, one kernel each)",
             "gradients": "adjoint: Simulator.get_expectation_with_grad(Hamiltonian, Circuit "
                          "with named rotations), built once, called per theta (complex128); "
                          "energy: get_expectation(Hamiltonian, Circuit, pr)"}

@@ -52,7 +52,12 @@ SETTINGS = {"threads": "1 (the C++ simulator's OpenMP loops follow the runtime's
                        "omp_set_num_threads of the libgomp it links, see set_threads)",
             "api": "MainEngine(Simulator(), engine_list=[]): gate | qubits under Control, "
                    "eng.flush() inside run",
-            "gate fusion": "off (ProjectQ's default)",
+            # Simulator() has gate_fusion=False (ProjectQ's default): its _handle calls the
+            # C++ run() after every apply_controlled_gate, so the C++ Fusion queue
+            # (simulator.hpp, fusing up to 5 qubits) never holds more than one gate.
+            # The pure-Python fallback applies each gate at once and has no fusion.
+            "fusion": "off (Simulator(gate_fusion=False), ProjectQ's default: each gate "
+                      "runs as it arrives)",
             "simulator": _KIND}
 
 _require, version, sync = _simulator.basics(NAME, projectq, AVAILABLE, REASON)

@@ -22,9 +22,15 @@ from ._guard import guarded_import
 NAME = "qulacs"
 #: qulacs's Python wheel is built for complex128 only.
 PRECISIONS = ("complex128",)
+# Fusion: QuantumCircuit::update_quantum_state (src/cppsim/circuit.cpp) is a loop calling
+# each gate's update_quantum_state in turn; qulacs merges gates only when asked, through
+# QuantumCircuitOptimizer (optimize / merge_all) or gate.merge, which this adapter never
+# calls. So one pass over the state per gate.
 SETTINGS = {"threads": "1 (its cached OpenMP count rewritten, see set_threads)",
             "gates": "named gates (X, H, CNOT, RX, ...), else DenseMatrix with controls",
             "circuits": "QuantumCircuit.update_quantum_state",
+            "fusion": "off (update_quantum_state applies the circuit's gates one by one; "
+                      "QuantumCircuitOptimizer, qulacs's only gate merging, is not used)",
             "gradients": "ParametricQuantumCircuit.backprop(Observable); controls and phase "
                          "as parametric Pauli rotations"}
 

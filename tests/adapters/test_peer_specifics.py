@@ -120,6 +120,15 @@ def test_projectq_says_which_simulator_it_runs():
     assert pq.SETTINGS["simulator"] in pq.REASON
 
 
+def test_projectq_runs_each_gate_as_it_arrives():
+    """What its SETTINGS["fusion"] ("off") rests on: the engine's Simulator backend has
+    gate fusion off, so its C++ Fusion queue is run after every gate."""
+    pq = _available("projectq_sim")
+    state = pq.from_numpy(random_state(3, np.random.default_rng(0)))
+    assert state.eng.backend._gate_fusion is False
+    assert pq.SETTINGS["fusion"].startswith("off")
+
+
 TOOLS = {"cirq_sim": "cirq", "qsim_sim": "qsimcirq", "qiskit_aer_sim": "qiskit_aer",
          "lightning_sim": "pennylane_lightning", "mindquantum_sim": "mindquantum",
          "qibojit_sim": "qibojit", "projectq_sim": "projectq", "quest_sim": "pyquest"}

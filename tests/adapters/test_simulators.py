@@ -88,6 +88,30 @@ def test_metadata(sim):
         assert callable(getattr(sim, f)), f
 
 
+BUILT_IN = [name for name, kind in adapters.ADAPTERS.items() if kind == "simulator"]
+
+
+@pytest.mark.parametrize("name", BUILT_IN)
+def test_fusion_is_declared(name):
+    """Every built-in simulator says whether the tool, as driven, fuses gates: a sentence
+    starting "off"/"none" (one pass per gate) or one describing the fusion, read by
+    harness.settings; installed or not (SETTINGS is set on import)."""
+    from harness.settings import fusion_state
+    module = adapters.load(name)
+    fusion = module.SETTINGS["fusion"]
+    assert isinstance(fusion, str) and len(fusion.split()) >= 3, (name, fusion)
+    assert fusion_state(fusion) in ("off", "on")
+
+
+def test_fusion_states():
+    """The tools that fuse as driven: Aer (circuits, from 15 qubits) and qsim; the rest
+    run one pass per gate."""
+    from harness.settings import fusion_state
+    on = {name for name in BUILT_IN
+          if fusion_state(adapters.load(name).SETTINGS["fusion"]) == "on"}
+    assert on == {"qiskit_aer_sim", "qsim_sim"}
+
+
 # --- correctness ------------------------------------------------------------------------
 
 def random_case(seed):
