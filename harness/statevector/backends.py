@@ -153,10 +153,14 @@ def adapter_module(name):
     """The simulator adapter module of backend ``name``: its NAME (``qulacs``) or its
     module's name in the registry (``qulacs_sim``, a plugin's entry-point name), the
     names ``adapters.load`` takes. ValueError for an unknown name."""
-    for module in simulator_adapters():
-        if name in (module.NAME, module.__name__.rpartition(".")[2]):
-            return module
-    raise ValueError(f"unknown backend {name!r}; known: {names()}")
+    import adapters
+    try:
+        module = adapters.load(name)
+    except Exception as exc:  # unknown, or a plugin that fails to load: not a backend
+        raise ValueError(f"unknown backend {name!r} ({exc}); known: {names()}") from None
+    if not any(module is m for m in simulator_adapters()):
+        raise ValueError(f"{name!r} is not a simulator backend here; known: {names()}")
+    return module
 
 
 def canonical(name):
