@@ -20,6 +20,8 @@ regression gate's tier-1 cases whose instruction counts the profile records (abs
 Circuit keys (``statevector_circuits``): ``circuits``, the circuits as ``python -m harness
 circuit`` names them (``lib:NAME``, ``mqt:NAME``; ``lib:*`` and ``mqt:*`` stand for the
 whole library and every MQT Bench benchmark, see :func:`circuit_names`),
+``circuit_memory`` those whose peak memory is measured (at the largest size),
+``complex64_circuit_qubits`` the sizes of the complex64 circuits (default: the same),
 ``circuit_qubits`` their sizes, ``circuit_max_qubits`` the largest n per slow kernel, and
 ``circuit_max_work`` the most gates x amplitudes of one case (the reference takes about
 25 ns per gate and amplitude: 1e9 is half a minute).
@@ -32,8 +34,10 @@ Variational keys: ``variational_qubits`` the sizes of the circuit-gradient suite
 import fnmatch
 import os
 
-DEFAULT_CIRCUITS = ["lib:qcbm", "lib:qft", "lib:qv", "lib:random", "lib:qaoa", "lib:ghz",
-                    "mqt:vqe_su2", "mqt:qwalk"]
+#: cuQuantum's qv, random, qaoa and ghz, and two of MQT Bench's: a VQE ansatz (rotations and
+#: CNOTs) and a quantum walk (X gates with up to n - 1 controls)
+DEFAULT_CIRCUITS = ["lib:qv", "lib:random", "lib:qaoa", "lib:ghz", "mqt:vqe_su2",
+                    "mqt:qwalk"]
 
 PROFILES = {
     "quick": {
@@ -41,6 +45,7 @@ PROFILES = {
         "gate_qubits": [4, 10],
         "call_qubits": [4],
         "circuits": ["lib:qcbm", "mqt:ghz"],
+        "circuit_memory": ["lib:qcbm"],
         "circuit_qubits": [4, 8],
         "circuit_max_qubits": {"naive": 8},
         "circuit_max_work": 1e9,
@@ -59,10 +64,11 @@ PROFILES = {
         "gate_qubits": [4, 8, 12, 16, 20],  # 22 left to full: AD needs the minutes
         "peer_gate_qubits": [20],  # [12, 20] measured 20+ min in all: see README
         "call_qubits": [4, 12],
-        # cuQuantum's set, the seeds' two and two of MQT Bench's (a VQE ansatz, and a
-        # quantum walk of many-controlled X gates): every backend at 12 and 20
+        # every backend at 12 and 20; peak memory of one circuit at 20
         "circuits": DEFAULT_CIRCUITS,
+        "circuit_memory": ["lib:qv"],
         "circuit_qubits": [12, 20],
+        "complex64_circuit_qubits": [20],
         # the reference kernels take 3-50x the fastest's time per circuit; at 12 they
         # are placed, at 20 they would take minutes
         "circuit_max_qubits": {"naive": 8, "subspace": 12, "loop": 12, "unrolled": 12},
@@ -76,12 +82,18 @@ PROFILES = {
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
+        # the gate's instruction counts as history: every stride gate, H on every kernel,
+        # the circuit, the adjoint method, reverse and source mode (forward mode and
+        # finite differences at 10x10 take most of a full count's 2.4 minutes)
+        "gate_cases": ["gate/*/stride/*", "gate/H/*", "circuit/*",
+                       "variational/QCBM/adjoint/*", "ad/*/reverse/*", "ad/*/source/*"],
     },
     "full": {
         "rounds": 2,
         "gate_qubits": list(range(4, 26)),
         "call_qubits": [4, 8, 12, 16],
         "circuits": ["lib:*", "mqt:*"],
+        "circuit_memory": ["lib:*"],
         "circuit_qubits": list(range(4, 26)),
         "circuit_max_qubits": {"naive": 10, "subspace": 20, "loop": 22},
         "circuit_max_work": 1e10,
@@ -103,6 +115,7 @@ PROFILES = {
         "gate_qubits": [12, 20],
         "call_qubits": [12],
         "circuits": DEFAULT_CIRCUITS,
+        "circuit_memory": DEFAULT_CIRCUITS,
         "circuit_qubits": [12, 20],
         "circuit_max_qubits": {"naive": 8},
         "circuit_max_work": 1e9,
@@ -130,11 +143,12 @@ def current():
     return PROFILES[name]
 
 
-def circuit_names(profile):
-    """The profile's ``circuits`` with ``lib:*`` / ``mqt:*`` patterns expanded into the
-    library's names and MQT Bench's (which needs mqt.bench: without it, none)."""
+def circuit_names(profile, key="circuits"):
+    """The profile's ``circuits`` (or another ``key``) with ``lib:*`` / ``mqt:*`` patterns
+    expanded into the library's names and MQT Bench's (which needs mqt.bench: without
+    it, none)."""
     out = []
-    for spec in profile["circuits"]:
+    for spec in profile.get(key, ()):
         if "*" not in spec:
             out.append(spec)
             continue

@@ -17,6 +17,7 @@ from functools import cache
 from harness import profiles
 
 CIRCUITS = profiles.circuit_names(PROFILE)
+MEMORY_CIRCUITS = profiles.circuit_names(PROFILE, "circuit_memory")
 QUBITS = PROFILE["circuit_qubits"]
 
 
@@ -53,9 +54,11 @@ class _CircuitCase(Suite):
     params = (CIRCUITS, QUBITS, BACKENDS)
     param_names = ["circuit", "n", "backend"]
     timeout = 900
-    # up to 20 circuits or ~1 s per combination: the slow reference backends take
-    # seconds per circuit (one is enough to place them)
-    repeat = (1, 20, 1.0)
+    # up to 10 circuits or ~0.5 s per combination: at 20 qubits a circuit takes 0.1-2 s
+    # (one is enough to place the slow ones). setup's validation run has compiled and
+    # warmed up everything, so asv need not spend a second run on that
+    repeat = (1, 10, 0.5)
+    min_run_count = 1
     precision = "complex128"
 
     @setup_once
@@ -74,7 +77,7 @@ class CircuitComplex64(_CircuitCase):
     """The circuits in single precision, on the kernels and peers that run it (qsim runs
     nothing else)."""
 
-    params = (CIRCUITS, QUBITS, complex64_backends())
+    params = (CIRCUITS, PROFILE.get("complex64_circuit_qubits", QUBITS), complex64_backends())
     precision = "complex64"
 
     def time_circuit(self, circuit, n, backend):
@@ -82,10 +85,10 @@ class CircuitComplex64(_CircuitCase):
 
 
 class CircuitMemory(_CircuitCase):
-    """The peak memory of one run, at the largest size (below it a state is small next
-    to what a Python process holds anyway)."""
+    """The peak memory of one run of the profile's ``circuit_memory`` circuits, at the
+    largest size (below it a state is small next to what a Python process holds)."""
 
-    params = (CIRCUITS, QUBITS[-1:], BACKENDS)
+    params = (MEMORY_CIRCUITS, QUBITS[-1:], BACKENDS)
 
     def peakmem_circuit(self, circuit, n, backend):
         self.run()

@@ -13,10 +13,10 @@ class GateThreads(Suite):
     params = (["X", "H", "Rx", "CNOT"], PROFILE["thread_qubits"], thread_backends(),
               list(range(1, max_threads() + 1)))
     param_names = ["gate", "n", "backend", "threads"]
-    # Every sample is one call (asv_runner times calls one by one): up to 300 of them or
-    # ~1 s per process, so the table can show the spread and count the outliers that a
+    # Every sample is one call (asv_runner times calls one by one): up to 200 of them or
+    # ~0.6 s per process, so the table can show the spread and count the outliers that a
     # 2-thread call on 2 cores meets when the scheduler takes a core away.
-    repeat = (30, 300, 1.0)
+    repeat = (30, 200, 0.6)
 
     @setup_once
     def setup(self, gate, n, backend, threads):

@@ -50,7 +50,7 @@ class Suite:
     param_names = ["n", "backend"]
     timeout = 900
     rounds = PROFILE["rounds"]
-    repeat = (1, 5, 4.0)  # at most 5 samples or ~4 s: a gradient at 20 qubits takes seconds
+    repeat = (1, 5, 2.0)  # at most 5 samples or ~2 s: a gradient at 20 qubits takes seconds
     warmup_time = 0.0  # setup's validation has run every call once
 
 
@@ -70,7 +70,7 @@ class Gradient(Suite):
     def track_ratio(self, n, backend):
         """Gradient time over the backend's own energy time, sampled in alternation."""
         return interleaved_ratio(self.runner.gradient, self.runner.energy, rounds=5,
-                                 max_seconds=10.0)
+                                 max_seconds=4.0)
 
     track_ratio.unit = "ratio"
 

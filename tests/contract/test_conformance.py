@@ -5,16 +5,14 @@ a crash is a failure naming its probe. 0 violations is the target; a deliberatel
 plugin shows that the suite finds them (crashes included)."""
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from tests import example_plugin as example
 from tests.contract import runner
 
 ROOT = runner.ROOT
-EXAMPLE = ROOT / "examples" / "plugin"
 EXAMPLE_SIM = "example-numpy"
 GROUPS = [*runner.groups(), *([EXAMPLE_SIM] if EXAMPLE_SIM not in runner.groups() else [])]
 BACKENDS = [(g, b) for g in GROUPS for b in
@@ -29,9 +27,7 @@ def _env(*paths):
 def example_plugin(tmp_path_factory):
     """The example plugin pip-installed into a directory the children get on their path."""
     target = tmp_path_factory.mktemp("plugin")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
-                   check=True, capture_output=True)
+    example.install(target)
     return target
 
 
