@@ -154,6 +154,9 @@ def adapter_module(name):
     module's name in the registry (``qulacs_sim``, a plugin's entry-point name), the
     names ``adapters.load`` takes. ValueError for an unknown name."""
     import adapters
+    for module in simulator_adapters():  # the discovered ones by NAME: most lookups
+        if module.NAME == name:
+            return module
     try:
         module = adapters.load(name)
     except Exception as exc:  # unknown, or a plugin that fails to load: not a backend
