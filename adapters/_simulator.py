@@ -17,10 +17,9 @@ import numpy as np
 
 from kernels.statevector._validate import check_gate, check_instruction, matrix_for, state_qubits
 from kernels.statevector.circuits import Instruction
+from kernels.statevector.states import PRECISIONS as DTYPES  # the one precision map
 
 from ._guard import tool_version
-
-DTYPES = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.complex64)}
 
 
 def require(name, available, reason):

@@ -105,9 +105,10 @@ def for_params(benchmark, params):
 
 
 def settings_path(results_file):
-    """Where the settings of an asv results file are kept: beside it."""
+    """Where the settings of an asv results file are kept: beside it, a JSON document
+    whose name does not end in .json (asv would read it as a results file)."""
     results_file = Path(results_file)
-    return results_file.with_name(results_file.stem + ".settings.json")
+    return results_file.with_name(results_file.stem + ".settings")
 
 
 def write_for_results(results_file, param_names):

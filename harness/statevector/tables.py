@@ -146,7 +146,8 @@ def headline(res, what="gate", settings=None):
                 continue
             n, times = found[name]
             order = _leaders(times)[:2]
-            marked = differing([(b, (key, (name, n, b))) for b, _ in order], settings, COMPARED)
+            # judged against every backend at this row, not only the two shown
+            marked = differing([(b, (key, (name, n, b))) for b in times], settings, COMPARED)
             where = f"{name} n={n} {precision}"
             (first, t), rest = order[0], order[1:]
             cells += [] if same_n else [str(n)]

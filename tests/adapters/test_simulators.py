@@ -13,12 +13,12 @@ import pytest
 
 import adapters
 from harness import threads
-from kernels.statevector import circuits, gates, naive
+from kernels.statevector import circuits, gates, naive, states
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
 
 SIMULATORS = [name for name, kind in adapters.registry().items() if kind == "simulator"]
-PRECISIONS = {"complex128": np.complex128, "complex64": np.complex64}
+PRECISIONS = states.PRECISIONS
 #: amplitude tolerance per precision: one gate, and a circuit of a few hundred gates
 GATE_ATOL = {"complex128": 1e-12, "complex64": 2e-6}
 CIRCUIT_ATOL = {"complex128": 1e-10, "complex64": 5e-5}

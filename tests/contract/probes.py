@@ -24,11 +24,11 @@ from typing import NamedTuple
 import numpy as np
 
 from kernels.statevector import gates
-from kernels.statevector.states import random_state
+from kernels.statevector.states import PRECISIONS, random_state
 
 #: qubits of the probes' good state
 N = 3
-DTYPES = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.complex64)}
+DTYPES = PRECISIONS
 
 
 class Expect(NamedTuple):
