@@ -12,7 +12,10 @@ from harness import profiles  # noqa: E402
 from harness.statevector import backends, validate  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
+from . import _warm  # noqa: E402
+
 PROFILE = profiles.current()
+_warm.numba()  # once in asv's forkserver, not in every parameter set's process
 
 #: asv "rounds" (separate processes per benchmark, samples pooled) for this profile.
 ROUNDS = PROFILE["rounds"]
