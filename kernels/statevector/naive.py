@@ -21,7 +21,9 @@ def controlled_block(matrix, n_ctrl, ctrl_vals):
     """The matrix on (targets, controls) as one block: identity except where the control
     bits (the high ``n_ctrl`` bits of the index) equal ``ctrl_vals``."""
     dim = matrix.shape[0]
-    dtype = np.result_type(matrix.dtype, np.complex128) if matrix.dtype != object else object
+    # real stays real (a real state takes a real gate without a complex detour), complex
+    # stays complex; object arrays (symbols, dual numbers) stay objects
+    dtype = np.result_type(matrix.dtype, np.float64) if matrix.dtype != object else object
     block = np.eye(dim << n_ctrl, dtype=dtype)
     sel = sum(v << i for i, v in enumerate(ctrl_vals)) * dim
     block[sel:sel + dim, sel:sel + dim] = matrix
