@@ -1,0 +1,156 @@
+"""Packed (SIMD) products for the fused kernels, on amplitudes split into real and
+imaginary arrays, written as LLVM vector IR like :mod:`simd`.
+
+The fused kernels copy a chunk of the state into two float arrays (the real parts, the
+imaginary parts), so that a product by a matrix entry m = a + ib of a run of R amplitudes
+is four packed multiply-adds on R-lane vectors (re' += a re - b im, im' += a im + b re)
+with no shuffles. Runs are R = 2**w consecutive amplitudes of the chunk that every gate
+of the stage treats alike (the low w bits of the chunk are qubits no gate of the stage
+touches), so every amplitude of a run gets the same matrix entries. LLVM splits an R-lane
+vector into what the host has: AVX-512 or AVX2 registers for numba's host CPU.
+
+* ``LOAD_RUNS[R](re, im, offs, o0, r0, count, s_re, s_im)``: runs r0 + offs[o0 + c], c <
+  count, copied one after another into the scratch arrays;
+* ``ROW[R](s_re, s_im, s0, stride, count, m_re, m_im, m0, d_re, d_im, d0)``: the run at
+  d0 (amplitude index) = sum over c < count of m[m0 + c] times the run at s0 + c * stride.
+  A dense gate's row is a sum over its columns' runs in the scratch; a diagonal entry is
+  a sum of one term, the run itself (read before it is written).
+
+Indices are amplitude indices into the float arrays; the callers (the generated stage
+loops) compute them inside the chunk, so no bounds are checked here.
+"""
+
+import hashlib
+from pathlib import Path
+
+from llvmlite import ir
+from numba import types
+from numba.core import errors
+from numba.extending import intrinsic
+
+from .simd import Loop, add, float_width, sub
+
+#: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
+#: up to 16 (64 bytes of float32).
+RUN_LENGTHS = (1, 2, 4, 8, 16)
+
+
+def _data(context, builder, arrtype, arr):
+    return context.make_array(arrtype)(context, builder, arr).data
+
+
+def _check(name, arrays):
+    for a in arrays:
+        if not (isinstance(a, types.Array) and isinstance(a.dtype, types.Float)
+                and a.layout == "C"):
+            raise errors.TypingError(f"{name}: C-contiguous float arrays, got {a}")
+    if len({a.dtype for a in arrays}) != 1:
+        raise errors.TypingError(f"{name}: arrays of one float type, got {arrays}")
+
+
+def _vector_ptr(builder, base, index, lanes):
+    p = builder.gep(base, [index], inbounds=True)
+    return builder.bitcast(p, ir.VectorType(base.type.pointee, lanes).as_pointer())
+
+
+def _broadcast(builder, value, lanes):
+    vec = builder.insert_element(ir.Constant(ir.VectorType(value.type, lanes), ir.Undefined),
+                                 value, ir.IntType(32)(0))
+    return builder.shuffle_vector(vec, vec, ir.Constant(ir.VectorType(ir.IntType(32), lanes),
+                                                        [0] * lanes))
+
+
+def _load_runs(lanes):
+    @intrinsic
+    def load_runs(typingctx, re, im, offs, o0, r0, count, s_re, s_im):
+        _check("fused load_runs", (re, im, s_re, s_im))
+        sig = types.void(re, im, offs, types.intp, types.intp, types.intp, s_re, s_im)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            p_re, p_im = (_data(context, builder, a[k], args[k]) for k in (0, 1))
+            p_offs = _data(context, builder, a[2], args[2])
+            q_re, q_im = (_data(context, builder, a[k], args[k]) for k in (6, 7))
+            o0, r0, count = args[3:6]
+            intp = o0.type
+            align = float_width(p_re.type.pointee)
+            with Loop(builder, intp(0), count, 1) as c:
+                off = builder.load(builder.gep(p_offs, [builder.add(o0, c)], inbounds=True))
+                src = builder.mul(builder.add(r0, off), intp(lanes))
+                dst = builder.mul(c, intp(lanes))
+                for p, q in ((p_re, q_re), (p_im, q_im)):
+                    v = builder.load(_vector_ptr(builder, p, src, lanes), align=align)
+                    builder.store(v, _vector_ptr(builder, q, dst, lanes), align=align)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    load_runs.__name__ = f"load_runs_{lanes}"
+    return load_runs
+
+
+def _row(lanes):
+    @intrinsic
+    def row(typingctx, s_re, s_im, s0, stride, count, m_re, m_im, m0, d_re, d_im, d0):
+        _check("fused row", (s_re, s_im, m_re, m_im, d_re, d_im))
+        sig = types.void(s_re, s_im, types.intp, types.intp, types.intp, m_re, m_im,
+                         types.intp, d_re, d_im, types.intp)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            ps_re, ps_im, pm_re, pm_im, pd_re, pd_im = (
+                _data(context, builder, a[k], args[k]) for k in (0, 1, 5, 6, 8, 9))
+            s0, stride, count, m0, d0 = (args[k] for k in (2, 3, 4, 7, 10))
+            intp = s0.type
+            ftype = ps_re.type.pointee
+            align = float_width(ftype)
+            vtype = ir.VectorType(ftype, lanes)
+            zero = ir.Constant(vtype, [ftype(0.0)] * lanes)
+            # for c in range(count), the two accumulators carried in registers
+            pre = builder.basic_block
+            cond = builder.append_basic_block("row.cond")
+            body = builder.append_basic_block("row.body")
+            end = builder.append_basic_block("row.end")
+            builder.branch(cond)
+            builder.position_at_end(cond)
+            c = builder.phi(intp)
+            acc_re, acc_im = builder.phi(vtype), builder.phi(vtype)
+            for phi, start in ((c, intp(0)), (acc_re, zero), (acc_im, zero)):
+                phi.add_incoming(start, pre)
+            builder.cbranch(builder.icmp_signed("<", c, count), body, end)
+            builder.position_at_end(body)
+            src = builder.add(s0, builder.mul(c, stride))
+            x = builder.load(_vector_ptr(builder, ps_re, src, lanes), align=align)
+            y = builder.load(_vector_ptr(builder, ps_im, src, lanes), align=align)
+            k = builder.add(m0, c)
+            mr, mi = (_broadcast(builder, builder.load(builder.gep(p, [k], inbounds=True)),
+                                 lanes) for p in (pm_re, pm_im))
+            f = ("contract",)
+            new_re = sub(builder, add(builder, acc_re, builder.fmul(mr, x, flags=f)),
+                         builder.fmul(mi, y, flags=f))
+            new_im = add(builder, add(builder, acc_im, builder.fmul(mr, y, flags=f)),
+                         builder.fmul(mi, x, flags=f))
+            latch = builder.basic_block
+            c.add_incoming(builder.add(c, intp(1), flags=("nsw",)), latch)
+            acc_re.add_incoming(new_re, latch)
+            acc_im.add_incoming(new_im, latch)
+            builder.branch(cond)
+            builder.position_at_end(end)
+            builder.store(acc_re, _vector_ptr(builder, pd_re, d0, lanes), align=align)
+            builder.store(acc_im, _vector_ptr(builder, pd_im, d0, lanes), align=align)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    row.__name__ = f"row_{lanes}"
+    return row
+
+
+LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
+ROW = {r: _row(r) for r in RUN_LENGTHS}
+
+
+def source_digest():
+    """A digest of this file, embedded in the generated stage loops (see
+    :func:`simd.source_digest`)."""
+    return hashlib.sha1(Path(__file__).read_bytes()).hexdigest()[:12]

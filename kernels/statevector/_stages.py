@@ -1,0 +1,118 @@
+"""Cache blocking for the fused backend: a fused circuit cut into stages, each one pass
+over the state.
+
+A stage holds gates that together touch at most ``b - w`` qubits (its active qubits). Its
+chunk is 2**b amplitudes: every combination of the active qubits and of ``b - |active|``
+untouched ones (spectators), for one value of the other qubits. The kernels copy a chunk
+into an L2-sized buffer, apply all the stage's gates there, and copy it back, so the state
+crosses the memory hierarchy once per stage, not once per gate.
+
+In the buffer, the lowest w bits are spectators: runs of 2**w amplitudes that every gate
+treats alike, the packed-SIMD kernels' vectors (:mod:`_fused_simd`). The remaining
+spectators are the lowest untouched qubits, so a chunk's amplitudes sit in long contiguous
+stretches of the state.
+
+Gates are taken into a stage in circuit order; a gate that does not fit (or that touches a
+qubit of a gate already left for later) is left for a later stage, and blocks its qubits,
+so gates only move past gates on other qubits and the meaning is kept. A gate too wide for
+any stage runs on its own, over the whole state (:class:`Wide`).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .fusion import is_diagonal, span
+
+#: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
+#: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
+OP_HEAD = 6
+DENSE, DIAGONAL = 0, 1
+
+
+class Stage(NamedTuple):
+    local: tuple        # physical qubit of each buffer bit
+    w: int              # run bits: buffer bits 0..w-1, untouched by every gate
+    gates: tuple        # the instructions, in the order they run
+    outer: np.ndarray   # chunk-index bit i -> physical bit outer[i]
+    tables: tuple       # (plo, phi, blo, bhi, hshift): see `tables`
+    ops: np.ndarray     # one row per gate: OP_HEAD columns, then its sorted run-space bits
+    offs: np.ndarray    # per gate, the run offset of each of its 2**t matrix indices
+    matrix: np.ndarray  # every gate's matrix (row-major) or diagonal, one after another
+
+
+class Wide(NamedTuple):
+    gate: object        # an instruction on more qubits than a stage can hold
+
+
+def plan(instructions, n, block_qubits, run_bits):
+    """The steps (:class:`Stage`, :class:`Wide`) that run ``instructions`` on n qubits in
+    chunks of 2**block_qubits amplitudes with runs of up to 2**run_bits."""
+    b = min(block_qubits, n)
+    fits = [len(span(i)) for i in instructions if len(span(i)) <= b]
+    w = max(0, min(run_bits, b - max(fits, default=0)))
+    budget = b - w
+    steps, remaining = [], list(instructions)
+    while remaining:
+        if len(span(remaining[0])) > budget:
+            steps.append(Wide(remaining.pop(0)))
+            continue
+        taken, left, active, blocked = [], [], set(), set()
+        for inst in remaining:
+            qubits = set(span(inst))
+            if not (qubits & blocked) and len(active | qubits) <= budget:
+                taken.append(inst)
+                active |= qubits
+            else:
+                left.append(inst)
+                blocked |= qubits
+        steps.append(stage(taken, n, b, w, active))
+        remaining = left
+    return steps
+
+
+def stage(gates, n, b, w, active):
+    spectators = [q for q in range(n) if q not in active][:b - len(active)]
+    local = tuple(spectators[:w]) + tuple(sorted(set(spectators[w:]) | active))
+    bit = {q: j for j, q in enumerate(local)}
+    outer = np.array([q for q in range(n) if q not in bit], dtype=np.int64)
+    rows, offs, mats = [], [], []
+    for inst in gates:
+        targets = [bit[q] - w for q in inst.locs]
+        ctrls = [bit[q] - w for q in inst.ctrl_locs]
+        vals = inst.ctrl_vals or (1,) * len(ctrls)
+        diagonal = is_diagonal(inst)
+        m = np.asarray(inst.matrix, dtype=np.complex128)
+        row = [DIAGONAL if diagonal else DENSE, len(targets), sum(len(x) for x in mats),
+               sum(len(x) for x in offs), sum(v << c for c, v in zip(ctrls, vals)),
+               len(targets) + len(ctrls)] + sorted(targets + ctrls)
+        rows.append(row)
+        offs.append([sum(((c >> j) & 1) << t for j, t in enumerate(targets))
+                     for c in range(1 << len(targets))])
+        mats.append(np.diagonal(m) if diagonal else m.ravel())
+    width = OP_HEAD + max((r[5] for r in rows), default=0)
+    ops = np.zeros((len(rows), width), dtype=np.int64)
+    for k, r in enumerate(rows):
+        ops[k, :len(r)] = r
+    return Stage(local, w, tuple(gates), outer, tables(local), ops,
+                 np.array([o for x in offs for o in x], dtype=np.int64),
+                 np.concatenate(mats) if mats else np.zeros(0, dtype=np.complex128))
+
+
+def tables(local):
+    """(plo, phi, blo, bhi, hshift) for the chunk's amplitudes in physical order: the
+    x-th (its bits are the local qubits in ascending order) sits at the chunk's base +
+    plo[x & lo] + phi[x >> hshift] in the state and at blo[x & lo] | bhi[x >> hshift] in
+    the buffer; two half-size tables instead of one of 2**b entries."""
+    phys = sorted(local)
+    buf = [local.index(q) for q in phys]
+    h = (len(phys) + 1) // 2
+
+    def table(bits):
+        x = np.arange(1 << len(bits), dtype=np.int64)
+        out = np.zeros_like(x)
+        for j, p in enumerate(bits):
+            out |= ((x >> j) & 1) << p
+        return out
+
+    return (table(phys[:h]), table(phys[h:]), table(buf[:h]), table(buf[h:]), h)

@@ -1,0 +1,227 @@
+"""The fused backend: a whole circuit through the fusion planner, cache-blocked stages and
+packed-SIMD kernels.
+
+``compile(instructions, n, dtype, max_qubits=k)`` checks every instruction, fuses the
+circuit (:func:`fusion.fuse`), cuts it into stages that each cross the memory hierarchy
+once (:mod:`_stages`), and returns a program that runs them on a state in place. A stage
+copies each chunk of the state into split real/imaginary buffers that sit in L2, applies
+its gates there with the kernels of :mod:`_fused_simd`, and copies it back; the chunk
+size comes from the L2 size the OS reports. Chunks are shared among numba's threads.
+"""
+
+import math
+import os
+from functools import lru_cache
+
+import numba
+import numpy as np
+
+from . import _codegen, _fused_simd, _stages, fusion
+from ._validate import check_gate_on
+from .prepared import prepare
+
+PRECISIONS = ("complex128", "complex64")
+DEVICE = "cpu"
+
+#: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
+VECTOR_BYTES = 64
+#: The fused kernels' default widest gate: what a cost model judged on QCBM, QFT, QV and
+#: random circuits (docs/architecture.md, "Fusion").
+DEFAULT_MAX_QUBITS = 4
+
+
+@lru_cache(maxsize=None)
+def cache_sizes():
+    """{level: bytes} of the data caches of CPU 0 as the OS reports them (Linux sysfs);
+    L2 falls back to 1 MiB where nothing is reported."""
+    out = {}
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            with open(f"{root}/{entry}/level") as f:
+                level = int(f.read())
+            with open(f"{root}/{entry}/type") as f:
+                kind = f.read().strip()
+            with open(f"{root}/{entry}/size") as f:
+                size = _parse_size(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified"):
+            out[level] = size
+    out.setdefault(2, 1 << 20)
+    return out
+
+
+def _parse_size(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text and text[-1] in units:
+        return int(text[:-1]) * units[text[-1]]
+    return int(text)
+
+
+@lru_cache(maxsize=None)
+def isa():
+    """The widest packed instruction set numba's host CPU offers: what LLVM splits the
+    kernels' vectors into."""
+    from llvmlite import binding
+    features = binding.get_host_cpu_features()
+    for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx")):
+        if features.get(flag, False):
+            return name
+    return "sse2"
+
+
+def block_qubits(dtype):
+    """Chunk size (log2 amplitudes) whose split buffers fill half of L2: the other half
+    holds the scratch, the matrices and the lines passing through."""
+    amp = np.dtype(dtype).itemsize
+    return int(math.log2(cache_sizes()[2] // 2 // amp))
+
+
+def run_bits(dtype):
+    """log2 of the amplitudes in a run: one vector of real parts."""
+    return int(math.log2(VECTOR_BYTES // (np.dtype(dtype).itemsize // 2)))
+
+
+_TEMPLATE = """
+def {NAME}(st, outer, plo, phi, blo, bhi, hshift, ops, offs, m_re, m_im,
+           buf_re, buf_im, s_re, s_im):
+    R = {R}
+    n_workers = buf_re.shape[0]
+    n_chunks = 1 << outer.size
+    nloc = plo.size * phi.size
+    lmask = plo.size - 1
+    nruns = nloc // R
+    per = (n_chunks + n_workers - 1) // n_workers
+    for wk in prange(n_workers):
+        bre = buf_re[wk]
+        bim = buf_im[wk]
+        sre = s_re[wk]
+        sim = s_im[wk]
+        for ch in range(wk * per, min(n_chunks, (wk + 1) * per)):
+            base = 0
+            for i in range(outer.size):
+                base |= ((ch >> i) & 1) << outer[i]
+            for x in range(nloc):
+                v = st[base + plo[x & lmask] + phi[x >> hshift]]
+                j = blo[x & lmask] | bhi[x >> hshift]
+                bre[j] = v.real
+                bim[j] = v.imag
+            for o in range(ops.shape[0]):
+                kind = ops[o, 0]
+                K = 1 << ops[o, 1]
+                m0 = ops[o, 2]
+                oo = ops[o, 3]
+                nb = ops[o, 5]
+                for g in range(nruns >> nb):
+                    r0 = g
+                    for j in range(nb):
+                        q = ops[o, {HEAD} + j]
+                        r0 = ((r0 >> q) << (q + 1)) | (r0 & ((1 << q) - 1))
+                    r0 |= ops[o, 4]
+                    if kind == 0:
+                        LOAD_RUNS(bre, bim, offs, oo, r0, K, sre, sim)
+                        for r in range(K):
+                            ROW(sre, sim, 0, R, K, m_re, m_im, m0 + r * K, bre, bim,
+                                (r0 + offs[oo + r]) * R)
+                    else:
+                        for c in range(K):
+                            a = (r0 + offs[oo + c]) * R
+                            ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
+            for x in range(nloc):
+                j = blo[x & lmask] | bhi[x >> hshift]
+                st[base + plo[x & lmask] + phi[x >> hshift]] = complex(bre[j], bim[j])
+"""
+
+
+def _source():
+    head = ("from kernels.statevector import _fused_simd  "
+            f"# digest {_fused_simd.source_digest()}\n")
+    out = [head]
+    for r in _fused_simd.RUN_LENGTHS:
+        out.append(f"LOAD_RUNS_{r} = _fused_simd.LOAD_RUNS[{r}]\nROW_{r} = _fused_simd.ROW[{r}]\n")
+        body = (_TEMPLATE.replace("LOAD_RUNS(", f"LOAD_RUNS_{r}(").replace("ROW(", f"ROW_{r}(")
+                .replace("{R}", str(r)).replace("{HEAD}", str(_stages.OP_HEAD)))
+        out.append(_codegen.serial_and_parallel(f"stage_{r}", body))
+    return "".join(out)
+
+
+_generated = _codegen.load_module("fused", _codegen.HEADER + _source())
+_LOOPS = {(r, par): getattr(_generated, f"stage_{r}_{'parallel' if par else 'serial'}")
+          for r in _fused_simd.RUN_LENGTHS for par in (False, True)}
+
+
+class Program:
+    """A compiled circuit: ``program(state)`` runs it in place; ``info`` says how."""
+
+    def __init__(self, instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS,
+                 block=None):
+        dtype = np.dtype(dtype)
+        if dtype.char not in "DF":
+            raise NotImplementedError(f"fused runs complex128 and complex64, not {dtype}")
+        self.n, self.dtype = int(n), dtype
+        for inst in instructions:  # ValueError naming the bad argument, before any work
+            check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
+                          inst.ctrl_vals or None, dtype)
+        self.gates = fusion.fuse(instructions, max_qubits)
+        self.block = block_qubits(dtype) if block is None else int(block)
+        steps = _stages.plan(self.gates, self.n, self.block, run_bits(dtype))
+        ftype = np.empty(0, dtype).real.dtype
+        self.steps = []
+        for step in steps:
+            if isinstance(step, _stages.Wide):
+                g = step.gate
+                self.steps.append(prepare("stride", self.n, g.matrix, g.locs, g.ctrl_locs,
+                                          g.ctrl_vals or None, dtype=dtype))
+                continue
+            m = step.matrix
+            args = (step.outer, *step.tables, step.ops, step.offs,
+                    np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))
+            self.steps.append((1 << step.w, args))
+        self.stages = [s for s in steps if isinstance(s, _stages.Stage)]
+        self.info = {
+            "max_qubits": max_qubits, "block_qubits": min(self.block, self.n),
+            "run_length": 1 << max((s.w for s in self.stages), default=0),
+            "gates": len(instructions), "fused_gates": len(self.gates),
+            "stages": len(self.stages), "wide": len(steps) - len(self.stages),
+            "passes": len(steps), "isa": isa(),
+        }
+        self._buffers = {}
+
+    def buffers(self, workers):
+        if workers not in self._buffers:
+            ftype = np.empty(0, self.dtype).real.dtype
+            size = 1 << min(self.block, self.n)
+            scratch = (1 << fusion.MAX_QUBITS) * max(_fused_simd.RUN_LENGTHS)
+            self._buffers[workers] = tuple(np.zeros((workers, k), ftype)
+                                           for k in (size, size, scratch, scratch))
+        return self._buffers[workers]
+
+    def __call__(self, state):
+        shape = (1 << self.n,)
+        flags = getattr(state, "flags", None)
+        if not (isinstance(state, np.ndarray) and state.shape == shape
+                and state.dtype == self.dtype and flags.c_contiguous and flags.writeable):
+            raise ValueError(f"state must be a contiguous, writeable array of shape {shape} "
+                             f"and dtype {self.dtype}, got "
+                             f"{getattr(state, 'shape', type(state).__name__)} "
+                             f"{getattr(state, 'dtype', '')}")
+        threads = numba.get_num_threads()
+        parallel = threads > 1 and len(self.stages) and (1 << self.n) > (1 << self.block)
+        buffers = self.buffers(threads if parallel else 1)
+        for step in self.steps:
+            if callable(step):
+                step(state)
+            else:
+                run, args = step
+                _LOOPS[run, bool(parallel)](state, *args, *buffers)
+        return state
+
+
+def compile(instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS, block=None):
+    """The program that runs ``instructions`` on n-qubit states of ``dtype`` in place."""
+    return Program(instructions, n, dtype, max_qubits, block)
