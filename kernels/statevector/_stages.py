@@ -35,7 +35,7 @@ class Stage(NamedTuple):
     w: int              # run bits: buffer bits 0..w-1, untouched by every gate
     gates: tuple        # the instructions, in the order they run
     outer: np.ndarray   # chunk-index bit i -> physical bit outer[i]
-    tables: tuple       # (plo, phi, blo, bhi, hshift): see `tables`
+    tables: tuple       # (rlo, rhi, spec, hshift): see `tables`
     ops: np.ndarray     # one row per gate: OP_HEAD columns, then its sorted run-space bits
     offs: np.ndarray    # per gate, the run offset of each of its 2**t matrix indices
     matrix: np.ndarray  # every gate's matrix (row-major) or diagonal, one after another
@@ -45,9 +45,11 @@ class Wide(NamedTuple):
     gate: object        # an instruction on more qubits than a stage can hold
 
 
-def plan(instructions, n, block_qubits, run_bits):
+def plan(instructions, n, block_qubits, run_bits, fuse=None):
     """The steps (:class:`Stage`, :class:`Wide`) that run ``instructions`` on n qubits in
-    chunks of 2**block_qubits amplitudes with runs of up to 2**run_bits."""
+    chunks of 2**block_qubits amplitudes with runs of up to 2**run_bits. ``fuse`` (a
+    function of a list of instructions) rewrites each stage's gates: fusing after the
+    cut keeps every fused gate inside one stage's qubits."""
     b = min(block_qubits, n)
     fits = [len(span(i)) for i in instructions if len(span(i)) <= b]
     w = max(0, min(run_bits, b - max(fits, default=0)))
@@ -66,7 +68,7 @@ def plan(instructions, n, block_qubits, run_bits):
             else:
                 left.append(inst)
                 blocked |= qubits
-        steps.append(stage(taken, n, b, w, active))
+        steps.append(stage(fuse(taken) if fuse else taken, n, b, w, active))
         remaining = left
     return steps
 
@@ -94,20 +96,15 @@ def stage(gates, n, b, w, active):
     ops = np.zeros((len(rows), width), dtype=np.int64)
     for k, r in enumerate(rows):
         ops[k, :len(r)] = r
-    return Stage(local, w, tuple(gates), outer, tables(local), ops,
+    return Stage(local, w, tuple(gates), outer, tables(local, w), ops,
                  np.array([o for x in offs for o in x], dtype=np.int64),
                  np.concatenate(mats) if mats else np.zeros(0, dtype=np.complex128))
 
 
-def tables(local):
-    """(plo, phi, blo, bhi, hshift) for the chunk's amplitudes in physical order: the
-    x-th (its bits are the local qubits in ascending order) sits at the chunk's base +
-    plo[x & lo] + phi[x >> hshift] in the state and at blo[x & lo] | bhi[x >> hshift] in
-    the buffer; two half-size tables instead of one of 2**b entries."""
-    phys = sorted(local)
-    buf = [local.index(q) for q in phys]
-    h = (len(phys) + 1) // 2
-
+def tables(local, w):
+    """(rlo, rhi, spec, hshift): run rj of the buffer (its bits are buffer bits w and up)
+    starts at the chunk's base + rlo[rj & lo] + rhi[rj >> hshift] in the state (two
+    half-size tables instead of one per run), and its i-th amplitude is spec[i] further."""
     def table(bits):
         x = np.arange(1 << len(bits), dtype=np.int64)
         out = np.zeros_like(x)
@@ -115,4 +112,6 @@ def tables(local):
             out |= ((x >> j) & 1) << p
         return out
 
-    return (table(phys[:h]), table(phys[h:]), table(buf[:h]), table(buf[h:]), h)
+    runs = local[w:]
+    h = (len(runs) + 1) // 2
+    return table(runs[:h]), table(runs[h:]), table(local[:w]), h

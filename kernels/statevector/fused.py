@@ -82,20 +82,36 @@ def block_qubits(dtype):
     return int(math.log2(cache_sizes()[2] // 2 // amp))
 
 
+def pass_cost(n, dtype):
+    """A pass over an n-qubit state, in the fusion model's unit (complex multiply-adds
+    per amplitude): in L2 as :data:`fusion.L2_PASS_COST`, from L3 twice that, from DRAM
+    four times (bandwidth ratios of the order the yardsticks measure)."""
+    size = (1 << n) * np.dtype(dtype).itemsize
+    sizes = cache_sizes()
+    factor = 1 if size <= sizes[2] else 2 if size <= sizes.get(3, sizes[2]) else 4
+    return factor * fusion.L2_PASS_COST
+
+
+def modelled_cost(steps, n, dtype):
+    """The model's cost of a plan per amplitude: its gates in L2 plus a pass over the
+    whole state per step."""
+    gates = [g for s in steps for g in (s.gates if isinstance(s, _stages.Stage) else [s.gate])]
+    return sum(fusion.cost(g) for g in gates) + len(steps) * pass_cost(n, dtype)
+
+
 def run_bits(dtype):
     """log2 of the amplitudes in a run: one vector of real parts."""
     return int(math.log2(VECTOR_BYTES // (np.dtype(dtype).itemsize // 2)))
 
 
 _TEMPLATE = """
-def {NAME}(st, outer, plo, phi, blo, bhi, hshift, ops, offs, m_re, m_im,
+def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
            buf_re, buf_im, s_re, s_im):
     R = {R}
     n_workers = buf_re.shape[0]
     n_chunks = 1 << outer.size
-    nloc = plo.size * phi.size
-    lmask = plo.size - 1
-    nruns = nloc // R
+    nruns = rlo.size * rhi.size
+    lmask = rlo.size - 1
     per = (n_chunks + n_workers - 1) // n_workers
     for wk in prange(n_workers):
         bre = buf_re[wk]
@@ -106,11 +122,12 @@ def {NAME}(st, outer, plo, phi, blo, bhi, hshift, ops, offs, m_re, m_im,
             base = 0
             for i in range(outer.size):
                 base |= ((ch >> i) & 1) << outer[i]
-            for x in range(nloc):
-                v = st[base + plo[x & lmask] + phi[x >> hshift]]
-                j = blo[x & lmask] | bhi[x >> hshift]
-                bre[j] = v.real
-                bim[j] = v.imag
+            for rj in range(nruns):
+                p = base + rlo[rj & lmask] + rhi[rj >> hshift]
+                for i in range(R):
+                    v = st[p + spec[i]]
+                    bre[rj * R + i] = v.real
+                    bim[rj * R + i] = v.imag
             for o in range(ops.shape[0]):
                 kind = ops[o, 0]
                 K = 1 << ops[o, 1]
@@ -123,19 +140,36 @@ def {NAME}(st, outer, plo, phi, blo, bhi, hshift, ops, offs, m_re, m_im,
                         q = ops[o, {HEAD} + j]
                         r0 = ((r0 >> q) << (q + 1)) | (r0 & ((1 << q) - 1))
                     r0 |= ops[o, 4]
-                    if kind == 0:
-                        LOAD_RUNS(bre, bim, offs, oo, r0, K, sre, sim)
-                        for r in range(K):
-                            ROW(sre, sim, 0, R, K, m_re, m_im, m0 + r * K, bre, bim,
-                                (r0 + offs[oo + r]) * R)
-                    else:
-                        for c in range(K):
-                            a = (r0 + offs[oo + c]) * R
-                            ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
-            for x in range(nloc):
-                j = blo[x & lmask] | bhi[x >> hshift]
-                st[base + plo[x & lmask] + phi[x >> hshift]] = complex(bre[j], bim[j])
+{OPS}
+            for rj in range(nruns):
+                p = base + rlo[rj & lmask] + rhi[rj >> hshift]
+                for i in range(R):
+                    st[p + spec[i]] = complex(bre[rj * R + i], bim[rj * R + i])
 """
+
+#: One gate on a group of runs from r0: dense (LOAD_RUNS into the scratch, then one ROW
+#: per matrix row) or diagonal (each run times its entry). K is spelled out for 2 and 4
+#: (the common one- and two-qubit gates), so that LLVM unrolls their loops.
+_DENSE = """\
+LOAD_RUNS(bre, bim, offs, oo, r0, {K}, sre, sim)
+for r in range({K}):
+    ROW(sre, sim, 0, R, {K}, m_re, m_im, m0 + r * {K}, bre, bim, (r0 + offs[oo + r]) * R)
+"""
+_DIAGONAL = """\
+for c in range({K}):
+    a = (r0 + offs[oo + c]) * R
+    ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
+"""
+
+
+def _ops():
+    lines = []
+    for kind, body in ((0, _DENSE), (1, _DIAGONAL)):
+        lines.append(f"{'if' if kind == 0 else 'elif'} kind == {kind}:")
+        for k, test in (("2", "if K == 2:"), ("4", "elif K == 4:"), ("K", "else:")):
+            lines.append("    " + test)
+            lines += ["        " + line for line in body.format(K=k).splitlines()]
+    return _codegen.indent(lines, 5)
 
 
 def _source():
@@ -144,8 +178,9 @@ def _source():
     out = [head]
     for r in _fused_simd.RUN_LENGTHS:
         out.append(f"LOAD_RUNS_{r} = _fused_simd.LOAD_RUNS[{r}]\nROW_{r} = _fused_simd.ROW[{r}]\n")
-        body = (_TEMPLATE.replace("LOAD_RUNS(", f"LOAD_RUNS_{r}(").replace("ROW(", f"ROW_{r}(")
-                .replace("{R}", str(r)).replace("{HEAD}", str(_stages.OP_HEAD)))
+        body = (_TEMPLATE.replace("{OPS}", _ops()).replace("LOAD_RUNS(", f"LOAD_RUNS_{r}(")
+                .replace("ROW(", f"ROW_{r}(").replace("{R}", str(r))
+                .replace("{HEAD}", str(_stages.OP_HEAD)))
         out.append(_codegen.serial_and_parallel(f"stage_{r}", body))
     return "".join(out)
 
@@ -167,9 +202,14 @@ class Program:
         for inst in instructions:  # ValueError naming the bad argument, before any work
             check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
                           inst.ctrl_vals or None, dtype)
-        self.gates = fusion.fuse(instructions, max_qubits)
         self.block = block_qubits(dtype) if block is None else int(block)
-        steps = _stages.plan(self.gates, self.n, self.block, run_bits(dtype))
+        # fused before the cut into stages (blocks that span a layer) or within each
+        # stage (blocks that never widen a stage): the plan the model says is cheaper
+        plans = [_stages.plan(instructions, self.n, self.block, run_bits(dtype),
+                              lambda gates: fusion.fuse(gates, max_qubits)),
+                 _stages.plan(fusion.fuse(instructions, max_qubits), self.n, self.block,
+                              run_bits(dtype))]
+        steps = min(plans, key=lambda p: modelled_cost(p, self.n, dtype))
         ftype = np.empty(0, dtype).real.dtype
         self.steps = []
         for step in steps:
@@ -186,7 +226,8 @@ class Program:
         self.info = {
             "max_qubits": max_qubits, "block_qubits": min(self.block, self.n),
             "run_length": 1 << max((s.w for s in self.stages), default=0),
-            "gates": len(instructions), "fused_gates": len(self.gates),
+            "gates": len(instructions),
+            "fused_gates": sum(len(s.gates) for s in self.stages) + len(steps) - len(self.stages),
             "stages": len(self.stages), "wide": len(steps) - len(self.stages),
             "passes": len(steps), "isa": isa(),
         }

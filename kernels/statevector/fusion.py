@@ -29,7 +29,7 @@ MAX_QUBITS = 6
 
 #: A pass over amplitudes that sit in L2, in complex multiply-adds per amplitude: one
 #: split (re, im) load and store per amplitude against four fused multiply-adds.
-L2_PASS_COST = 1.0
+L2_PASS_COST = 2.0
 
 
 def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
@@ -60,6 +60,11 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
     return [b.instruction() for b in blocks]
 
 
+def cost(inst, pass_cost=L2_PASS_COST):
+    """The model's cost of one gate per amplitude of the state (module docstring)."""
+    return _Block([inst], pass_cost).cost()
+
+
 def span(inst):
     """Every qubit a gate touches: targets, then controls."""
     return tuple(inst.locs) + tuple(inst.ctrl_locs)
@@ -88,7 +93,9 @@ class _Block:
             g = self.gates[0]
             work = 1 if self.diagonal else 1 << len(g.locs)
             return (work + self.pass_cost) / (1 << len(g.ctrl_locs))
-        return (1 if self.diagonal else 1 << len(self.order)) + self.pass_cost
+        if self.diagonal:  # a diagonal gate is diagonal once merged: named so
+            return 1 + self.pass_cost
+        return (1 << len(self.order)) + self.pass_cost
 
     def instruction(self):
         if len(self.gates) == 1:
