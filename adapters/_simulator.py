@@ -150,6 +150,15 @@ def circuit_qubits(n):
     return int(n)
 
 
+def fusion_of(name, declared, fusion):
+    """``fusion`` checked against the settings a tool declares (``FUSION``): None (the
+    tool's default) or one of them; ValueError naming the argument otherwise."""
+    if fusion is None or (not isinstance(fusion, bool) and fusion in declared):
+        return fusion
+    raise ValueError(f"fusion must be None (the tool's default) or one of {list(declared)} "
+                     f"for {name}, got {fusion!r}")
+
+
 def tool_failed(name, exc):
     """The RuntimeError a user sees instead of the tool ``name``'s own exception."""
     return RuntimeError(f"{name} failed: {type(exc).__name__}: {exc}")

@@ -39,7 +39,8 @@ SETTINGS = {"threads": "1 (numba's count, which qibojit's prange loops use; see 
                    "execute_circuit(Circuit, initial_state) for a circuit, in place",
             "gates": "X, Y, Z, H, S, T, RX, RY, RZ, U1, SWAP; controlled_by (CNOT, CZ, CU1, "
                      "TOFFOLI, ...); Unitary otherwise; controls on |0> wrapped in X",
-            "fusion": "none (qibo's default)"}
+            "fusion": "none (qibo's default); fusion k: Circuit.fuse(max_qubits=k), once "
+                      "when the circuit is built"}
 
 qibojit, AVAILABLE, REASON = guarded_import("qibojit", "backends")
 _backends = {}
@@ -152,10 +153,22 @@ def gate(instruction):
     return _simulator.Program.gate(NAME, _build_gates, instruction, per_size=True)
 
 
-def circuit(instructions, n):
-    """A qibo Circuit of the instructions on ``n`` qubits."""
+#: Circuit.fuse(max_qubits=k) settings; 0: not fused (qibo's default)
+FUSION = (0, 1, 2, 3, 4, 5)
+
+
+def circuit(instructions, n, fusion=None):
+    """A qibo Circuit of the instructions on ``n`` qubits; with ``fusion`` k > 0, qibo's
+    ``Circuit.fuse(max_qubits=k)`` of it, once, here (outside the timed run)."""
     _require()
-    return _simulator.Program.circuit(NAME, _build_circuit, instructions, n, per_size=True)
+    k = _simulator.fusion_of(NAME, FUSION, fusion)
+    if not k:
+        return _simulator.Program.circuit(NAME, _build_circuit, instructions, n,
+                                          per_size=True)
+
+    def build(instructions, n):
+        return _build_circuit(instructions, n).fuse(max_qubits=k)
+    return _simulator.Program.circuit(NAME, build, instructions, n, per_size=True)
 
 
 def run(state, program):

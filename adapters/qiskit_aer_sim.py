@@ -67,8 +67,9 @@ SETTINGS = {"threads": "1 (AerState parallel_state_update, see set_threads; AerS
                      "u (Rx, Ry), mcu (Rz, controlled H and rotations), unitary; controls "
                      "on |0> as X around the named gate; other controlled matrices as "
                      "apply_multiplexer",
-            "fusion": "circuits: Aer's default, on (fused at flush from 15 qubits); single "
-                      "gates: off (one operation per flush, which Aer never fuses)",
+            "fusion": "circuits: Aer's default, on (fused at flush from 15 qubits), unless a "
+                      "setting is given (FUSION); single gates: off (one operation per "
+                      "flush, which Aer never fuses)",
             "precision": "complex128 only (a single-precision AerState cannot be read back)",
             "gradients": "reverse (when qiskit-algorithms imports): qiskit-algorithms' "
                          "ReverseEstimatorGradient on a ParameterVector circuit and a "
@@ -86,12 +87,40 @@ _threads = _simulator.ThreadCount(_require)
 threads, set_threads = _threads.threads, _threads.set_threads
 
 
-def _new_state(vec):
+#: Fusion settings: 0 = fusion_enable false; k = fusion_max_qubit k with fusion_threshold 1
+#: (so that Aer fuses whatever the state's size). None keeps Aer's defaults (on, 5 qubits,
+#: from 14 qubits). An AerState takes its configuration before it holds amplitudes, so a
+#: state is made with the configuration of the last circuit built (programs are built
+#: before states) and remade inside run when a program with another one comes.
+FUSION = (0, 2, 3, 4, 5)
+
+
+def fusion_config(fusion):
+    """The AerState configuration of a fusion setting (None: Aer's defaults)."""
+    if fusion is None:
+        return ()
+    if fusion == 0:
+        return (("fusion_enable", False),)
+    return (("fusion_enable", True), ("fusion_max_qubit", fusion), ("fusion_threshold", 1))
+
+
+_config = ()  # of the last circuit built: what new states are made with
+
+
+class _Ops(list):
+    """A program's operations and the fusion configuration they run under."""
+    config = ()
+
+
+def _new_state(vec, config=None):
     """An AerState holding its own copy of ``vec`` (copy=True: Aer owns the memory; a
     mapped numpy buffer, copy=False, is freed by Aer too unless the AerState is closed
-    first, which corrupts the heap at exit)."""
+    first, which corrupts the heap at exit), configured with ``config``."""
+    config = _config if config is None else config
     aer = qiskit_aer.quantum_info.states.aer_state.AerState(
-        method="statevector", precision="double", parallel_state_update=_threads.count)
+        method="statevector", precision="double", parallel_state_update=_threads.count,
+        **dict(config))
+    aer.config = config
     # Aer's initialize refuses a read-only array even when it copies it
     aer.initialize(np.require(vec, np.complex128, ("C", "W")), copy=True)
     return aer
@@ -105,10 +134,11 @@ class _State:
         self.aer = _new_state(vec)
         self.n = vec.shape[0].bit_length() - 1
 
-    def read(self):
+    def read(self, config=None):
         amplitudes = self.aer.move_to_ndarray()  # flushes; the array owns its memory
+        config = self.aer.config if config is None else config
         self.aer.close()
-        self.aer = _new_state(amplitudes)
+        self.aer = _new_state(amplitudes, config)
         return amplitudes
 
 
@@ -190,9 +220,18 @@ def gate(instruction):
     return _simulator.Program.gate(NAME, _build, instruction)
 
 
-def circuit(instructions, n):
+def circuit(instructions, n, fusion=None):
+    """Aer's operations for a circuit, fused at flush as ``fusion`` says (see FUSION)."""
+    global _config
     _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n)
+    config = fusion_config(_simulator.fusion_of(NAME, FUSION, fusion))
+
+    def build(instructions, n):
+        out = _Ops(_build(instructions, n))
+        out.config = config
+        return out
+    _config = config
+    return _simulator.Program.circuit(NAME, build, instructions, n)
 
 
 def run(state, program):
@@ -200,7 +239,11 @@ def run(state, program):
     fuses a circuit): the timed call."""
     if type(state) is not _State:
         raise _simulator.not_a_state(NAME, state)
-    ops, aer = _simulator.built(program, NAME, state.n), state.aer
+    ops = _simulator.built(program, NAME, state.n)
+    config = getattr(ops, "config", None)  # None: a gate, which Aer never fuses
+    if config is not None and state.aer.config != config:  # made for another setting
+        state.read(config)
+    aer = state.aer
     try:
         for method, args in ops:
             getattr(aer, method)(*args)

@@ -31,10 +31,13 @@ PRECISION = PRECISIONS[0]
 qsimcirq, AVAILABLE, REASON = guarded_import("qsimcirq")
 cirq = sys.modules.get("cirq") if AVAILABLE else None
 
-#: qsim's default fusion (QSimOptions.max_fused_gate_size = 2), kept: qsim fuses a
-#: circuit's gates into blocks of up to 2 qubits inside every call (so inside ``run``); a
-#: single gate is not changed by it.
+#: qsim's default fusion (QSimOptions.max_fused_gate_size = 2): qsim fuses a circuit's
+#: gates into blocks of up to 2 qubits inside every call (so inside ``run``); a single
+#: gate is not changed by it.
 _FUSION = 2
+#: The max_fused_gate_size settings: qsim has no "off" (its fuser always runs), so the
+#: suites' unfused comparison runs it at its default and says so.
+FUSION = (1, 2, 3, 4, 5, 6)
 
 SETTINGS = {"threads": "1 (the cpu_threads option 't' of every call, see set_threads)",
             "api": "qsimcirq.qsim.qsim_simulate_fullstate on a circuit translated once "
@@ -79,18 +82,24 @@ def gate(instruction):
     return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
 
 
-def circuit(instructions, n):
+def circuit(instructions, n, fusion=None):
+    """qsim's call for a circuit, fused by qsim into gates of up to ``fusion`` qubits
+    (max_fused_gate_size; None: qsim's default, 2) inside every run."""
     _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
+    size = _simulator.fusion_of(NAME, FUSION, fusion) or _FUSION
+
+    def build(instructions, n, n_threads):
+        return _build(instructions, n, n_threads, size)
+    return _simulator.Program.circuit(NAME, build, instructions, n, per_size=True)
 
 
-def _build(instructions, n, n_threads):
+def _build(instructions, n, n_threads, fusion=_FUSION):
     """The options of qsim's call for the instructions on n qubits: qsim's circuit
     (the Cirq circuit translated over LineQubit 0..n-1, Cirq's big-endian order, which
     qsimcirq reverses to qsim's little-endian: our qubit order), fusion, threads."""
     cirq_circuit = qsimcirq.QSimCircuit(cirq.Circuit(_cirq_ops.operations(cirq, instructions, n)))
     translated, _ = cirq_circuit.translate_cirq_to_qsim(cirq.LineQubit.range(n))
-    options = qsimcirq.QSimOptions(max_fused_gate_size=_FUSION, cpu_threads=n_threads)
+    options = qsimcirq.QSimOptions(max_fused_gate_size=fusion, cpu_threads=n_threads)
     # "c" the circuit, "s" the seed (unused by a unitary circuit, but read): the two keys
     # QSimSimulator adds to the options for each call
     return {**options.as_dict(), "c": translated, "s": 0}

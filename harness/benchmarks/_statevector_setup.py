@@ -21,8 +21,11 @@ _warm.numba()  # once in asv's forkserver, not in every parameter set's process
 ROUNDS = PROFILE["rounds"]
 SEED = 20191231
 
-#: Backends the suites compare: every kernel, then every simulator adapter and plugin.
+#: Backends the circuit suites compare: every kernel, the fused backend, then every
+#: simulator adapter and plugin.
 BACKENDS = backends.names()
+#: Backends the gate suites compare: one gate is one pass, so not the fused backend.
+GATE_BACKENDS = [n for n in BACKENDS if n not in backends.CIRCUIT_BACKENDS]
 #: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline, which is
 #: timed at the kernels' sizes.
 PEERS = [name for name in backends.peer_names() if name != backends.BASELINE]
@@ -42,15 +45,17 @@ def check_size(key, n, backend):
                                   f"{PROFILE.get(f'peer_{key}', PROFILE[key])} only")
 
 
-def prepare(backend_name, n, instructions, n_threads=1, what="", precision="complex128"):
+def prepare(backend_name, n, instructions, n_threads=1, what="", precision="complex128",
+            fusion=None):
     """(backend, program, state) for one parameter set, validated against the reference.
-    ``what`` names the case in error messages.
+    ``what`` names the case in error messages; ``fusion`` is the backend's setting (None:
+    its default).
 
     Raises NotImplementedError (asv skips the combination) when the backend is not
     available here or does not handle the case; raises ValidationError on a wrong result.
     """
     threads.set_threads(n_threads)
-    backend = backends.get(backend_name, precision)
+    backend = backends.get(backend_name, precision, fusion)
     backend.check()
     backends.set_threads(backend, n_threads)
     vec = random_state(n, np.random.default_rng(SEED + n))
@@ -65,9 +70,17 @@ def thread_backends():
     return ["stride", "threaded", *peers]
 
 
-def complex64_backends():
-    """The kernels and peers that declare complex64."""
-    return backends.names("complex64")
+def complex64_backends(gates=False):
+    """The kernels and peers that declare complex64 (``gates``: those the gate suites
+    time)."""
+    return [n for n in backends.names("complex64")
+            if not (gates and n in backends.CIRCUIT_BACKENDS)]
+
+
+def unfused(backend):
+    """The setting that makes ``backend`` run one pass per gate: 0 where it declares it,
+    else its default (None; qsim always fuses, and says so in its settings)."""
+    return 0 if 0 in backends.fusion_settings(backend) else None
 
 
 class Suite:

@@ -9,7 +9,7 @@ caps the slow reference kernels (``circuit_max_qubits``) and the work of one cas
 """
 
 # first: _statevector_setup pins the thread counts before numpy and the tools load
-from ._statevector_setup import BACKENDS, PROFILE, Suite, complex64_backends
+from ._statevector_setup import BACKENDS, PROFILE, Suite, complex64_backends, unfused
 from ._once import setup_once
 
 from functools import cache
@@ -64,8 +64,10 @@ class _CircuitCase(Suite):
     @setup_once
     def setup(self, circuit, n, backend):
         instructions = check_case(circuit, n, backend)
+        # unfused: the kernel comparison, one pass per gate wherever a tool allows it
+        # (statevector_fusion times the settings)
         self.prepare(backend, n, instructions, what=f"{circuit} n={n}",
-                     precision=self.precision)
+                     precision=self.precision, fusion=unfused(backend))
 
 
 class Circuit(_CircuitCase):

@@ -3,7 +3,7 @@ one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more), and complex6
 the kernels and peers that offer it."""
 
 # first: _statevector_setup pins the thread counts before numpy and the tools load
-from ._statevector_setup import (BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,
+from ._statevector_setup import (GATE_BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,
                                  complex64_backends, prepare, qubits)
 from ._once import setup_once
 
@@ -29,7 +29,7 @@ GATES = {
 
 
 class Gate(Suite):
-    params = (list(GATES), qubits("gate_qubits"), BACKENDS)
+    params = (list(GATES), qubits("gate_qubits"), GATE_BACKENDS)
     param_names = ["gate", "n", "backend"]
 
     @setup_once
@@ -47,7 +47,7 @@ GATES_64 = ["X", "H", "T", "CNOT"]
 
 
 class GateComplex64(Suite):
-    params = (GATES_64, PROFILE["complex64_qubits"], complex64_backends())
+    params = (GATES_64, PROFILE["complex64_qubits"], complex64_backends(gates=True))
     param_names = ["gate", "n", "backend"]
 
     @setup_once

@@ -61,6 +61,29 @@ class KernelBackend:
         return np.asarray(state)
 
 
+class FusedBackend(KernelBackend):
+    """The fused backend (kernels.statevector.fused): a circuit fused into gates of at
+    most ``fusion`` qubits (its default where None), run in cache-blocked stages. What the
+    last program did (fused gates, stages, passes, ISA) is in ``info``."""
+
+    def __init__(self, precision="complex128", fusion=None):
+        super().__init__("fused", precision)
+        from kernels.statevector import fused
+        self.fused = fused
+        self.fusion = fused.DEFAULT_MAX_QUBITS if fusion is None else fusion
+        self.info = {}
+
+    def check(self):
+        if self.fusion not in self.fused.FUSION:
+            raise Unavailable(f"fused takes fusion {list(self.fused.FUSION)}, "
+                              f"not {self.fusion!r}")
+
+    def program(self, instructions, n):
+        program = self.fused.compile(instructions, n, self.dtype, max_qubits=self.fusion)
+        self.info = program.info
+        return program
+
+
 class CudaBackend(KernelBackend):
     def __init__(self, precision="complex128"):
         super().__init__("cuda", precision)
@@ -92,11 +115,12 @@ def adapter_precisions(module):
 class AdapterBackend:
     """A simulator adapter module (``adapters.qulacs_sim``) or plugin as a backend."""
 
-    def __init__(self, module, precision="complex128"):
+    def __init__(self, module, precision="complex128", fusion=None):
         self.module = module
         self.name = module.NAME
         self.precision = precision
         self.dtype = np.dtype(PRECISIONS[precision])
+        self.fusion = fusion  # None: the tool's own default
 
     def check(self):
         if not self.module.AVAILABLE:
@@ -104,11 +128,17 @@ class AdapterBackend:
         offered = adapter_precisions(self.module)
         if self.precision not in offered:
             raise Unavailable(f"{self.name} runs {', '.join(offered)}, not {self.precision}")
+        declared = fusion_settings(self.name)
+        if self.fusion is not None and self.fusion not in declared:
+            raise Unavailable(f"{self.name} takes fusion {list(declared) or 'none'}, "
+                              f"not {self.fusion!r}")
 
     def load(self, vec):
         return self.module.from_numpy(vec.astype(self.dtype))
 
     def program(self, instructions, n):
+        if self.fusion is not None:  # a setting is a circuit's, even of one gate
+            return self.module.circuit(instructions, n, fusion=self.fusion)
         if len(instructions) == 1:
             return self.module.gate(instructions[0])
         return self.module.circuit(instructions, n)
@@ -130,10 +160,15 @@ def simulator_adapters():
     return adapters.modules("simulator")
 
 
+#: Backends of ours that are not a kernel of the one-gate signature: whole circuits.
+CIRCUIT_BACKENDS = ("fused",)
+
+
 def names(precision=None):
-    """Every backend name, in a fixed order: the kernels' progression, then the peers
-    (installed or not); with ``precision``, those that declare it."""
-    out = list(KERNELS) + peer_names()
+    """Every backend name, in a fixed order: the kernels' progression, the fused
+    backend, then the peers (installed or not); with ``precision``, those that declare
+    it."""
+    out = list(KERNELS) + list(CIRCUIT_BACKENDS) + peer_names()
     return out if precision is None else [n for n in out if precision in precisions(n)]
 
 
@@ -141,7 +176,33 @@ def precisions(name):
     """The precisions backend ``name`` declares, its default first."""
     if name in MODULES:
         return tuple(getattr(MODULES[name], "PRECISIONS", ("complex128",)))
+    if name == "fused":
+        from kernels.statevector import fused
+        return fused.PRECISIONS
     return adapter_precisions(adapter_module(name))
+
+
+def fusion_settings(name):
+    """The fusion settings backend ``name`` declares (0 = off, k = at most k qubits per
+    fused gate); () for one that does not fuse."""
+    if name in MODULES:
+        return ()
+    if name == "fused":
+        from kernels.statevector import fused
+        return fused.FUSION
+    return tuple(getattr(adapter_module(name), "FUSION", ()))
+
+
+def fusing():
+    """The backends that declare fusion settings, ours first."""
+    out = []
+    for name in names():
+        try:
+            if fusion_settings(name):
+                out.append(name)
+        except ValueError:
+            continue
+    return out
 
 
 def peer_names():
@@ -169,7 +230,7 @@ def adapter_module(name):
 def canonical(name):
     """The backend name (a kernel's, or an adapter's NAME) for any name :func:`get`
     takes, or None for an unknown one."""
-    if name in KERNELS:
+    if name in KERNELS or name in CIRCUIT_BACKENDS:
         return name
     try:
         return adapter_module(name).NAME
@@ -177,16 +238,22 @@ def canonical(name):
         return None
 
 
-def get(name, precision="complex128"):
-    """The backend ``name`` (a kernel, an adapter's NAME or module name, a plugin) in
-    ``precision``; ValueError for an unknown name or precision."""
+def get(name, precision="complex128", fusion=None):
+    """The backend ``name`` (a kernel, ``fused``, an adapter's NAME or module name, a
+    plugin) in ``precision``, with ``fusion`` (one of its declared settings; None: its
+    default); ValueError for an unknown name or precision. A setting the backend does not
+    declare is refused by its ``check``."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; known: {sorted(PRECISIONS)}")
+    if name == "fused":
+        return FusedBackend(precision, fusion)
     if name == "cuda":
         return CudaBackend(precision)
     if name in KERNELS:
+        if fusion not in (None, 0):
+            raise ValueError(f"kernel {name!r} applies one gate per pass: no fusion setting")
         return KernelBackend(name, precision)
-    return AdapterBackend(adapter_module(name), precision)
+    return AdapterBackend(adapter_module(name), precision, fusion)
 
 
 def set_threads(backend, n_threads):

@@ -28,6 +28,8 @@ VECTOR_BYTES = 64
 #: The fused kernels' default widest gate: what a cost model judged on QCBM, QFT, QV and
 #: random circuits (docs/architecture.md, "Fusion").
 DEFAULT_MAX_QUBITS = 4
+#: The fusion settings it declares, as adapters do (``FUSION``): the widest fused gate.
+FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
 
 
 @lru_cache(maxsize=None)
