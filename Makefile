@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,circuits,dev
 
-.PHONY: setup test lint quick bench report publish preview validate threshold gate calibrate clean
+.PHONY: setup test lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,10 @@ quick: setup  ## every asv benchmark once on small sizes, nothing saved; fails o
 
 bench: setup  ## the benchmark sweep (PROFILE=default|full), saved to results/
 	$(PY) -m harness bench --profile $(PROFILE)
+	$(MAKE) --no-print-directory report
+
+bench-fusion: setup  ## the fusion suite alone: every setting at n = 20, 22, 24 (profile fusion)
+	$(PY) -m harness bench --profile fusion --bench statevector_fusion
 	$(MAKE) --no-print-directory report
 
 # The dashboard is published first so that the report can screenshot it too.

@@ -39,6 +39,9 @@ import os
 DEFAULT_CIRCUITS = ["lib:qv", "lib:random", "lib:qaoa", "lib:ghz", "mqt:vqe_su2",
                     "mqt:qwalk"]
 
+#: The circuits whose fused and unfused times the issue's targets name.
+FUSION_CIRCUITS = ["lib:qcbm", "lib:qft", "lib:qv", "lib:random"]
+
 PROFILES = {
     "quick": {
         "rounds": 1,
@@ -49,6 +52,9 @@ PROFILES = {
         "circuit_qubits": [4, 8],
         "circuit_max_qubits": {"naive": 8},
         "circuit_max_work": 1e9,
+        "fusion_circuits": ["lib:qcbm"],
+        "fusion_qubits": [8],
+        "fusion_settings": [0, 2],
         "thread_qubits": [12],
         "complex64_qubits": [10],
         "variational_qubits": [4, 6],
@@ -73,6 +79,11 @@ PROFILES = {
         # are placed, at 20 they would take minutes
         "circuit_max_qubits": {"naive": 8, "subspace": 12, "loop": 12, "unrolled": 12},
         "circuit_max_work": 1e9,
+        # fusion settings off, 2 and 4 at one large size (the `fusion` profile: 20-24,
+        # every setting)
+        "fusion_circuits": ["lib:qcbm", "lib:qv"],
+        "fusion_qubits": [20],
+        "fusion_settings": [0, 2, 4],
         "thread_qubits": [16, 18, 20, 22],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
@@ -97,6 +108,8 @@ PROFILES = {
         "circuit_qubits": list(range(4, 26)),
         "circuit_max_qubits": {"naive": 10, "subspace": 20, "loop": 22},
         "circuit_max_work": 1e10,
+        "fusion_circuits": FUSION_CIRCUITS,
+        "fusion_qubits": [20, 22, 24, 26],
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
         "complex64_qubits": [12, 16, 20, 22, 24],
         "variational_qubits": list(range(4, 21, 2)),
@@ -130,6 +143,14 @@ PROFILES = {
         "ad_max_seconds": 0.4,
         "gate_cases": ["gate/H/stride/n14"],
     },
+}
+
+#: For the fusion suite alone (`make bench-fusion`, which selects it): every declared
+#: setting at the sizes where a state leaves L3.
+PROFILES["fusion"] = {
+    **{k: v for k, v in PROFILES["default"].items() if k != "fusion_settings"},
+    "fusion_circuits": FUSION_CIRCUITS, "fusion_qubits": [20, 22, 24],
+    "circuit_max_work": 1e11,
 }
 
 ENV_VAR = "QSIM_BENCH_PROFILE"

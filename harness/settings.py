@@ -49,12 +49,31 @@ def _package_version(dist):
         return "unknown"
 
 
-def of(backend, precision="complex128", threads=1, what="circuit"):
+def fusion_setting(k):
+    """The ``fusion`` value of an explicit setting: "off" for 0, else the widest gate."""
+    return "off" if k == 0 else f"up to {k} qubits"
+
+
+def of(backend, precision="complex128", threads=1, what="circuit", fusion=None):
     """The settings of ``backend`` (a name of harness.statevector.backends) running
-    ``what`` ("circuit" or "gate") in ``precision`` on ``threads`` threads."""
+    ``what`` ("circuit" or "gate") in ``precision`` on ``threads`` threads with
+    ``fusion`` (a declared setting; None: the backend's default)."""
     from harness.statevector import backends
     from kernels.statevector import KERNELS
-    if backend in KERNELS:
+    if backend == "fused":
+        from kernels.statevector import fused
+        k = fused.DEFAULT_MAX_QUBITS if fusion is None else fusion
+        settings = {
+            "backend": backend, "precision": precision, "threads": int(threads),
+            "fusion": fusion_setting(k),
+            "fusion_detail": f"kernels.statevector.fusion.fuse(max_qubits={k}), cache-"
+                             f"blocked stages of 2**{fused.block_qubits(precision)} "
+                             f"amplitudes, {fused.isa()}",
+            "version": f"qsim-ad-bench {_package_version('qsim-ad-bench')}, "
+                       f"numba {_package_version('numba')}",
+            "driven": "kernels.statevector.fused.compile, once; one call per circuit",
+        }
+    elif backend in KERNELS:
         settings = {
             "backend": backend, "precision": precision, "threads": int(threads),
             "fusion": "off", "fusion_detail": KERNEL_FUSION,
@@ -66,13 +85,14 @@ def of(backend, precision="complex128", threads=1, what="circuit"):
     else:
         module = backends.adapter_module(backend)
         declared = dict(getattr(module, "SETTINGS", {}) or {})
-        fusion = str(declared.pop("fusion", UNDECLARED))
+        detail = str(declared.pop("fusion", UNDECLARED))
         declared.pop("threads", None)
         settings = {
             "backend": backend, "precision": precision, "threads": int(threads),
             # one gate is one pass whatever the tool would do with a circuit
-            "fusion": "off" if what == "gate" else fusion_state(fusion),
-            "fusion_detail": fusion,
+            "fusion": "off" if what == "gate" else (
+                fusion_state(detail) if fusion is None else fusion_setting(fusion)),
+            "fusion_detail": detail if fusion is None else f"setting {fusion} ({detail})",
             "version": str(getattr(module, "REASON", "")),
             "driven": {k: str(v) for k, v in declared.items()},
         }
@@ -96,10 +116,16 @@ def for_params(benchmark, params):
     suite = benchmark.split(".")[0]
     precision = params.get("precision") or (
         "complex64" if "Complex64" in benchmark else "complex128")
+    from harness.statevector import backends
+    fusion = params.get("fusion")
+    if fusion is not None:  # statevector_fusion: the setting timed
+        fusion = int(fusion)
+    elif suite == "statevector_circuits":  # unfused wherever the tool allows it
+        fusion = backends.unfused(backend)
     try:
         return of(backend, precision, int(params.get("threads", 1)),
                   "gate" if suite in ("statevector_gates", "statevector_threads") else
-                  "circuit")
+                  "circuit", fusion)
     except ValueError:  # a backend no longer known here
         return None
 

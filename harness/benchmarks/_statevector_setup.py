@@ -77,11 +77,6 @@ def complex64_backends(gates=False):
             if not (gates and n in backends.CIRCUIT_BACKENDS)]
 
 
-def unfused(backend):
-    """The setting that makes ``backend`` run one pass per gate: 0 where it declares it,
-    else its default (None; qsim always fuses, and says so in its settings)."""
-    return 0 if 0 in backends.fusion_settings(backend) else None
-
 
 class Suite:
     """What every state-vector suite shares: asv's settings (read as class attributes),

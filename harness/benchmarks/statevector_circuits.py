@@ -9,12 +9,13 @@ caps the slow reference kernels (``circuit_max_qubits``) and the work of one cas
 """
 
 # first: _statevector_setup pins the thread counts before numpy and the tools load
-from ._statevector_setup import BACKENDS, PROFILE, Suite, complex64_backends, unfused
+from ._statevector_setup import BACKENDS, PROFILE, Suite, complex64_backends
 from ._once import setup_once
 
 from functools import cache
 
 from harness import profiles
+from harness.statevector import backends
 
 CIRCUITS = profiles.circuit_names(PROFILE)
 MEMORY_CIRCUITS = profiles.circuit_names(PROFILE, "circuit_memory")
@@ -67,7 +68,7 @@ class _CircuitCase(Suite):
         # unfused: the kernel comparison, one pass per gate wherever a tool allows it
         # (statevector_fusion times the settings)
         self.prepare(backend, n, instructions, what=f"{circuit} n={n}",
-                     precision=self.precision, fusion=unfused(backend))
+                     precision=self.precision, fusion=backends.unfused(backend))
 
 
 class Circuit(_CircuitCase):

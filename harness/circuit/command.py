@@ -58,14 +58,45 @@ def _check_memory(n, names):
         return False
 
 
-def _prepare(name, precision, n_threads, vec, instructions, expected):
-    """(result row, backend, program) for one backend; backend and program None unless
-    its result agreed with the reference."""
+def _variants(names, fusion):
+    """[(row name, backend name, fusion setting)] for ``--fusion``: "default" (each
+    backend's own), "off" (one pass per gate wherever a backend allows it), an integer k
+    (k wherever declared, the default elsewhere) or "all" (every backend unfused, and
+    each fusing backend at each of its settings, as rows ``name@k``)."""
+    from harness.statevector import backends
+    if fusion == "default":
+        return [(n, n, None) for n in names]
+    if fusion in ("off", "all"):
+        out = [(n, n, backends.unfused(n)) for n in names]
+        if fusion == "all":
+            out += [(f"{n}@{k}", n, k) for n in names for k in _declared(n) if k]
+        return out
+    try:
+        k = int(fusion)
+    except ValueError:
+        raise BadInput(f"--fusion must be default, off, all or a number of qubits, got "
+                       f"{fusion!r}") from None
+    if not any(k in _declared(n) for n in names):
+        raise BadInput(f"--fusion {k}: no backend here declares it")
+    return [(n, n, k if k in _declared(n) else None) for n in names]
+
+
+def _declared(name):
+    from harness.statevector import backends
+    try:
+        return backends.fusion_settings(name)
+    except ValueError:
+        return ()
+
+
+def _prepare(name, precision, n_threads, vec, instructions, expected, fusion=None):
+    """(result row, backend, program) for one backend at one fusion setting; backend and
+    program None unless its result agreed with the reference."""
     from harness.statevector import backends, validate
     row = {"status": "ok", "reason": "", "seconds": None, "max_error": None,
-           "settings": settings_mod.of(name, precision, n_threads)}
+           "settings": settings_mod.of(name, precision, n_threads, fusion=fusion)}
     try:
-        backend = backends.get(name, precision)
+        backend = backends.get(name, precision, fusion)
         backend.check()
         backends.set_threads(backend, n_threads)
     except (Unavailable, NotImplementedError) as exc:
@@ -140,19 +171,20 @@ def _count(first, rounds):
 
 
 def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
-        rounds=5, say=print):
+        rounds=5, say=print, fusion="default"):
     """The report of one circuit on the backends (a dict, the JSON's shape) and the
     reference's final state."""
     from harness.statevector import validate
     from kernels.statevector import states
 
     names = _backend_names(backends)
+    variants = _variants(names, fusion)
     if qubits is not None and qubits > 0:
         _check_memory(qubits, ())  # before a generator builds a circuit that cannot run
     circuit = sources.load(source, qubits)
     if precision not in states.PRECISIONS:
         raise BadInput(f"unknown precision {precision!r}; known: {', '.join(states.PRECISIONS)}")
-    hold = _check_memory(circuit.n, names)
+    hold = _check_memory(circuit.n, variants)
     try:
         threads_mod.set_threads(n_threads)
     except ValueError as exc:
@@ -167,21 +199,23 @@ def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
     vec = start.astype(states.PRECISIONS[precision])
     expected = validate.reference(vec.astype(np.complex128), circuit.instructions)
     rows, prepared = {}, {}
-    for name in names:
+    for row_name, name, setting in variants:
         row, backend, program = _prepare(name, precision, n_threads, vec,
-                                         circuit.instructions, expected)
-        rows[name] = row
+                                         circuit.instructions, expected, setting)
+        if getattr(backend, "info", None):  # the fused backend: how it ran the circuit
+            row["fused"] = dict(backend.info)
+        rows[row_name] = row
         if backend is not None:
-            prepared[name] = (backend, program)
+            prepared[row_name] = (backend, program)
     for name, samples in _time(prepared, vec, rounds, hold).items():
         rows[name]["seconds"] = min(samples)
         rows[name]["samples"] = len(samples)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
-        "precision": precision, "threads": n_threads,
+        "precision": precision, "threads": n_threads, "fusion": fusion,
         "settings_hash": settings_mod.short_hash(
             {"circuit": sources.digest(circuit.instructions), "precision": precision,
-             "threads": n_threads}),
+             "threads": n_threads, "fusion": fusion}),
         "notes": circuit.notes, "backends": rows,
     }
     return report, expected
@@ -203,16 +237,20 @@ def table(report):
     ran = sorted((r["seconds"], name) for name, r in rows.items()
                  if r["status"] == "ok" and r["seconds"] is not None)
     fastest = ran[0][0] if ran else None
-    likes = {rows[name]["settings"]["like"] for _, name in ran}
-    common = _most_common([rows[name]["settings"]["like"] for _, name in ran])
+
+    def like(name):  # with every setting asked for, fusion differs on purpose: shown
+        s = rows[name]["settings"]
+        return (s["precision"], s["threads"]) if report.get("fusion") == "all" else s["like"]
+    likes = {like(name) for _, name in ran}
+    common = _most_common([like(name) for _, name in ran])
     lines = [f"{'rank':>4}  {'backend':<14} {'time':>10} {'/ fastest':>9} {'max error':>9} "
-             f"{'samples':>7}  settings"]
+             f"{'samples':>7}  settings  fusion"]
     for rank, (seconds, name) in enumerate(ran, 1):
         r = rows[name]
-        mark = "*" if len(likes) > 1 and r["settings"]["like"] != common else " "
+        mark = "*" if len(likes) > 1 and like(name) != common else " "
         lines.append(f"{rank:>4}  {name:<14} {format_seconds(seconds):>10} "
                      f"{seconds / fastest:>9.2f} {r['max_error']:>9.1e} {r['samples']:>7}  "
-                     f"{r['settings']['hash']}{mark}")
+                     f"{r['settings']['hash']}{mark} {r['settings']['fusion']}")
     for name, r in rows.items():
         if r["status"] == "wrong":
             lines.append(f"WRONG  {name}: {r['reason']}")
@@ -221,7 +259,7 @@ def table(report):
                      "for like):")
         for _, name in ran:
             s = rows[name]["settings"]
-            if s["like"] != common:
+            if like(name) != common:
                 lines.append(f"    {name}: " + ", ".join(
                     f"{k} {s[k]}" for k in settings_mod.LIKE_KEYS))
     for status in ("refused", "skipped"):
@@ -238,7 +276,7 @@ def _most_common(values):
 def main(opts):
     try:
         report, expected = run(opts.source, opts.qubits, opts.backends, opts.precision,
-                               opts.threads, opts.rounds)
+                               opts.threads, opts.rounds, fusion=opts.fusion)
     except (sources.SourceError, BadInput) as exc:
         print(f"circuit: {exc}", file=sys.stderr)
         return 2
@@ -267,5 +305,10 @@ def add_parser(sub):
                    help="timed calls per backend at most (fewer for slow backends)")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--state", help="write the reference's final state here (.npy)")
+    p.add_argument("--fusion", default="default",
+                   help="default (each backend's own), off (one pass per gate wherever a "
+                        "backend allows it), K (at most K qubits per fused gate where "
+                        "declared) or all (unfused, and every declared setting as rows "
+                        "NAME@K)")
     p.set_defaults(func=main)
     return p

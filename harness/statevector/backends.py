@@ -193,6 +193,16 @@ def fusion_settings(name):
     return tuple(getattr(adapter_module(name), "FUSION", ()))
 
 
+def unfused(name):
+    """The setting that makes backend ``name`` run one pass per gate: 0 where it declares
+    it, else its default (None: a kernel, the fused backend, or a tool that always fuses,
+    like qsim, whose settings say so)."""
+    try:
+        return 0 if 0 in fusion_settings(name) else None
+    except ValueError:
+        return None
+
+
 def fusing():
     """The backends that declare fusion settings, ours first."""
     out = []
