@@ -11,7 +11,7 @@ size comes from the L2 size the OS reports. Chunks are shared among numba's thre
 
 import math
 import os
-from functools import lru_cache
+from functools import cache
 
 import numba
 import numpy as np
@@ -32,7 +32,7 @@ DEFAULT_MAX_QUBITS = 4
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
 
 
-@lru_cache(maxsize=None)
+@cache
 def cache_sizes():
     """{level: bytes} of the data caches of CPU 0 as the OS reports them (Linux sysfs);
     L2 falls back to 1 MiB where nothing is reported."""
@@ -65,7 +65,7 @@ def _parse_size(text):
     return int(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def isa():
     """The widest packed instruction set numba's host CPU offers: what LLVM splits the
     kernels' vectors into."""

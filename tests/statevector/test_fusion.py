@@ -1,0 +1,167 @@
+"""The fusion planner and the fused backend keep a circuit's meaning: fused = unfused on
+seeded random circuits (dense 1-3 qubit gates, controls on 0 and 1, runs of diagonal
+gates) and on every library circuit, k = 1..6, both precisions, with chunks small enough
+that every stage gathers from scattered runs."""
+
+import re
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from kernels.statevector import KERNELS, circuits, fused, fusion, gates
+from kernels.statevector.circuits import Instruction
+from kernels.statevector.states import random_state
+
+REFERENCE = KERNELS["loop"]
+DIAGONALS = ("Rz", "phase", "T", "S", "Z")
+
+
+def random_gates(n, rng, count):
+    """Dense gates on 1-3 qubits (some controlled, on 0 or 1) mixed with runs of
+    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases), on random qubits."""
+    out = []
+    while len(out) < count:
+        if rng.random() < 0.4:  # a run of diagonal gates
+            for _ in range(int(rng.integers(1, 5))):
+                name = DIAGONALS[int(rng.integers(len(DIAGONALS)))]
+                q = rng.permutation(n)[:2].tolist()
+                ctrl = (q[1],) if n > 1 and rng.random() < 0.4 else ()
+                theta = float(rng.uniform(-np.pi, np.pi))
+                out.append(circuits.gate(name, q[0], ctrl=ctrl,
+                                         theta=theta if name in ("Rz", "phase") else None))
+            continue
+        k = int(rng.integers(1, min(3, n) + 1))
+        n_ctrl = int(rng.integers(0, min(2, n - k) + 1))
+        qubits = rng.permutation(n)[:k + n_ctrl].tolist()
+        matrix = gates.random_unitary(k, rng)
+        vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
+        out.append(Instruction("dense", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals))
+    return out
+
+
+def unfused(instructions, state):
+    return circuits.run(REFERENCE, state.astype(np.complex128), instructions)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 7), k=st.integers(1, 6))
+def test_fuse_keeps_the_meaning(seed, n, k):
+    rng = np.random.default_rng(seed)
+    circuit = random_gates(n, rng, int(rng.integers(1, 30)))
+    state = random_state(n, rng)
+    out = fusion.fuse(circuit, max_qubits=k)
+    assert len(out) <= len(circuit)
+    for g in out:  # wider than k only where an input gate already was
+        assert len(fusion.span(g)) <= k or any(g is c for c in circuit)
+    np.testing.assert_allclose(circuits.run(REFERENCE, state.copy(), out),
+                               unfused(circuit, state), atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 9), k=st.integers(1, 6),
+       block=st.integers(1, 9), single=st.booleans())
+def test_the_fused_backend_keeps_the_meaning(seed, n, k, block, single):
+    """Chunks of 2**block amplitudes (down to 2, so that stages are many and their
+    chunks scattered), gates too wide for a chunk run on their own."""
+    rng = np.random.default_rng(seed)
+    dtype = np.complex64 if single else np.complex128
+    circuit = random_gates(n, rng, int(rng.integers(1, 30)))
+    state = random_state(n, rng).astype(dtype)
+    program = fused.compile(circuit, n, dtype, max_qubits=k, block=block)
+    got = program(state.copy())
+    np.testing.assert_allclose(got, unfused(circuit, state), atol=1e-12 if not single else 2e-5)
+    assert program.info["passes"] == program.info["stages"] + program.info["wide"]
+
+
+@pytest.mark.parametrize("name", sorted(circuits.LIBRARY))
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_every_library_circuit_fused(name, dtype, rng):
+    lib = circuits.LIBRARY[name]
+    n = next(m for m in (9, 8, 10, 7, 6, 5, 4) if lib.accepts(m))
+    circuit = lib.make(n, rng)
+    state = random_state(n, rng).astype(dtype)
+    expected = unfused(circuit, state)
+    for k in range(1, fusion.MAX_QUBITS + 1):
+        np.testing.assert_allclose(circuits.run(REFERENCE, state.astype(np.complex128),
+                                                fusion.fuse(circuit, k)), expected, atol=1e-12)
+        for block in (None, 6):
+            got = fused.compile(circuit, n, dtype, max_qubits=k, block=block)(state.copy())
+            np.testing.assert_allclose(got, expected,
+                                       atol=1e-12 if dtype == np.complex128 else 2e-5)
+
+
+def test_fusion_merges_what_the_model_says():
+    """Three rotations on one qubit become one 2x2; a diagonal run stays diagonal; a gate
+    on a qubit no earlier gate touched opens a block of its own."""
+    rz, rx = circuits.gate("Rz", 0, theta=0.3), circuits.gate("Rx", 0, theta=0.2)
+    out = fusion.fuse([rz, rx, rz], max_qubits=2)
+    assert len(out) == 1 and out[0].locs == (0,)
+    diag = fusion.fuse([rz, circuits.cz(0, 1), circuits.gate("T", 1)], max_qubits=2)
+    assert [g.name for g in diag] == ["diagonal"] and fusion.is_diagonal(diag[0])
+    assert len(fusion.fuse([rz, circuits.gate("H", 3)], max_qubits=2)) == 2
+
+
+@pytest.mark.parametrize("bad", [0, 7, 2.5, True, "2", None])
+def test_fuse_refuses_a_bad_width(bad):
+    with pytest.raises(ValueError, match="max_qubits"):
+        fusion.fuse([circuits.gate("H", 0)], max_qubits=bad)
+
+
+def test_compile_refuses_bad_gates_and_states():
+    with pytest.raises(ValueError, match="loc"):
+        fused.compile([circuits.gate("H", 5)], 3)
+    program = fused.compile([circuits.gate("H", 0)], 3)
+    for state in (np.zeros(8, np.complex64), np.zeros(16, np.complex128),
+                  np.zeros(16, np.complex128)[::2], [0j] * 8):
+        before = np.array(state, copy=True)
+        with pytest.raises(ValueError, match="state"):
+            program(state)
+        np.testing.assert_array_equal(np.asarray(state), before)
+    with pytest.raises(NotImplementedError, match="complex128 and complex64"):
+        fused.compile([circuits.gate("H", 0)], 3, np.float64)
+
+
+def test_two_threads_give_the_same_state(rng):
+    n = 12
+    circuit = circuits.LIBRARY["qcbm"].make(n, rng)
+    state = random_state(n, rng)
+    program = fused.compile(circuit, n, max_qubits=3, block=8)
+    one = program(state.copy())
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        two = program(state.copy())
+    finally:
+        numba.set_num_threads(before)
+    np.testing.assert_allclose(two, one, atol=1e-13)
+
+
+PACKED = r"\bv(?:fn?m(?:add|sub)\w*|mul|add|sub)p{}\s[^\n]*%[yz]mm"
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_the_stage_loops_are_packed_simd(dtype):
+    """The loop a stage runs holds packed multiply-adds on 256- or 512-bit registers."""
+    n = 10
+    program = fused.compile(circuits.LIBRARY["qv"].make(n, np.random.default_rng(1)), n,
+                            dtype, max_qubits=2, block=8)
+    run, args = next(s for s in program.steps if not callable(s))
+    loop = fused._LOOPS[run, False]
+    # numba does not disassemble code it loaded from its cache: compile the loop afresh
+    options = {k: v for k, v in loop.targetoptions.items() if k not in ("cache", "nopython")}
+    fresh = njit(**options)(loop.py_func)
+    fresh(np.zeros(1 << n, dtype), *args, *program.buffers(1))
+    asm = "\n".join(fresh.inspect_asm().values())
+    packed = re.findall(PACKED.format("d" if dtype == np.complex128 else "s"), asm)
+    assert len(packed) >= 8, f"{dtype.__name__}: no packed arithmetic in the stage loop"
+    assert fused.isa() in ("avx512", "avx2", "avx", "sse2")
+
+
+def test_cache_sizes_are_read_from_the_os():
+    sizes = fused.cache_sizes()
+    assert sizes[2] >= 64 << 10
+    assert fused.block_qubits(np.complex128) == fused.block_qubits(np.complex64) - 1
