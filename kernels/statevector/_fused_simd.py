@@ -28,6 +28,7 @@ from numba import types
 from numba.core import errors
 from numba.extending import intrinsic
 
+from . import simd
 from .simd import Loop, add, float_width, sub
 
 #: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
@@ -146,7 +147,96 @@ def _row(lanes):
     return row
 
 
+def _concat(builder, parts):
+    """One vector of the vectors ``parts`` (of equal length) one after another."""
+    while len(parts) > 1:
+        nxt = []
+        for a, b in zip(parts[::2], parts[1::2]):
+            width = a.type.count
+            mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * width), list(range(2 * width)))
+            nxt.append(builder.shuffle_vector(a, b, mask))
+        parts = nxt
+    return parts[0]
+
+
+def _lanes(builder, vec, picks):
+    mask = ir.Constant(ir.VectorType(ir.IntType(32), len(picks)), list(picks))
+    return builder.shuffle_vector(vec, vec, mask)
+
+
+def vector_at_amp(builder, base, amp, ftype, floats):
+    """Pointer to ``floats`` floats from amplitude ``amp`` of an interleaved state."""
+    f = builder.gep(base, [builder.shl(amp, amp.type(1))], inbounds=True)
+    return builder.bitcast(f, ir.VectorType(ftype, floats).as_pointer())
+
+
+def _copy(builder, ptrs, re_ptr, im_ptr, lanes, align, to_buffer):
+    """Interleaved amplitudes at ``ptrs`` (one vector of 2R floats, or R pairs) to split
+    real and imaginary vectors, or back."""
+    if to_buffer:
+        whole = _concat(builder, [builder.load(q, align=align) for q in ptrs])
+        builder.store(_lanes(builder, whole, range(0, 2 * lanes, 2)), re_ptr, align=align)
+        builder.store(_lanes(builder, whole, range(1, 2 * lanes, 2)), im_ptr, align=align)
+        return
+    both = _concat(builder, [builder.load(re_ptr, align=align),
+                             builder.load(im_ptr, align=align)])
+    whole = _lanes(builder, both, [k for i in range(lanes) for k in (i, lanes + i)])
+    width = 2 * lanes // len(ptrs)
+    for i, q in enumerate(ptrs):
+        builder.store(_lanes(builder, whole, range(width * i, width * (i + 1))), q,
+                      align=align)
+
+
+def _run_copy(lanes, to_buffer):
+    """GATHER[R](st, p, spec, re, im, d0): the R amplitudes st[p + spec[i]] into re and
+    im from d0; SCATTER[R](st, p, spec, re, im, d0) the other way. One 16- or 8-byte load
+    (store) per amplitude, and shuffles that split (join) real and imaginary parts."""
+    @intrinsic
+    def copy(typingctx, st, p, spec, re, im, d0):
+        if not (isinstance(st, types.Array) and isinstance(st.dtype, types.Complex)
+                and st.layout == "C"):
+            raise errors.TypingError(f"fused run copy: a C-contiguous complex array, got {st}")
+        _check("fused run copy", (re, im))
+        sig = types.void(st, types.intp, spec, re, im, types.intp)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            base, ftype, _ = simd.state_pointer(context, builder, a[0], args[0])
+            p_spec = _data(context, builder, a[2], args[2])
+            p_re, p_im = (_data(context, builder, a[k], args[k]) for k in (3, 4))
+            p, d0 = args[1], args[5]
+            align = float_width(ftype)
+            re_ptr = _vector_ptr(builder, p_re, d0, lanes)
+            im_ptr = _vector_ptr(builder, p_im, d0, lanes)
+            first = builder.load(builder.gep(p_spec, [ir.IntType(64)(0)], inbounds=True))
+            last = builder.load(builder.gep(p_spec, [ir.IntType(64)(lanes - 1)],
+                                            inbounds=True))
+            # spec[i] == i (the run is R consecutive amplitudes: its qubits are the lowest)
+            # exactly when spec[R-1] == R-1, as spec's entries are distinct and ascending
+            contiguous = builder.icmp_signed("==", last, last.type(lanes - 1))
+            with builder.if_else(contiguous) as (wide, scattered):
+                with wide:  # one 2R-float vector
+                    start = builder.add(p, first)
+                    whole_ptr = vector_at_amp(builder, base, start, ftype, 2 * lanes)
+                    _copy(builder, [whole_ptr], re_ptr, im_ptr, lanes, align, to_buffer)
+                with scattered:  # R pairs
+                    ptrs = []
+                    for i in range(lanes):
+                        off = builder.load(builder.gep(p_spec, [ir.IntType(64)(i)],
+                                                       inbounds=True))
+                        ptrs.append(vector_at_amp(builder, base, builder.add(p, off), ftype, 2))
+                    _copy(builder, ptrs, re_ptr, im_ptr, lanes, align, to_buffer)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    copy.__name__ = f"{'gather' if to_buffer else 'scatter'}_{lanes}"
+    return copy
+
+
 LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
+GATHER = {r: _run_copy(r, True) for r in RUN_LENGTHS}
+SCATTER = {r: _run_copy(r, False) for r in RUN_LENGTHS}
 ROW = {r: _row(r) for r in RUN_LENGTHS}
 
 

@@ -125,11 +125,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
             for i in range(outer.size):
                 base |= ((ch >> i) & 1) << outer[i]
             for rj in range(nruns):
-                p = base + rlo[rj & lmask] + rhi[rj >> hshift]
-                for i in range(R):
-                    v = st[p + spec[i]]
-                    bre[rj * R + i] = v.real
-                    bim[rj * R + i] = v.imag
+                GATHER(st, base + rlo[rj & lmask] + rhi[rj >> hshift], spec, bre, bim, rj * R)
             for o in range(ops.shape[0]):
                 kind = ops[o, 0]
                 K = 1 << ops[o, 1]
@@ -144,9 +140,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
                     r0 |= ops[o, 4]
 {OPS}
             for rj in range(nruns):
-                p = base + rlo[rj & lmask] + rhi[rj >> hshift]
-                for i in range(R):
-                    st[p + spec[i]] = complex(bre[rj * R + i], bim[rj * R + i])
+                SCATTER(st, base + rlo[rj & lmask] + rhi[rj >> hshift], spec, bre, bim, rj * R)
 """
 
 #: One gate on a group of runs from r0: dense (LOAD_RUNS into the scratch, then one ROW
@@ -174,15 +168,19 @@ def _ops():
     return _codegen.indent(lines, 5)
 
 
+_INTRINSICS = ("LOAD_RUNS", "ROW", "GATHER", "SCATTER")
+
+
 def _source():
     head = ("from kernels.statevector import _fused_simd  "
             f"# digest {_fused_simd.source_digest()}\n")
     out = [head]
     for r in _fused_simd.RUN_LENGTHS:
-        out.append(f"LOAD_RUNS_{r} = _fused_simd.LOAD_RUNS[{r}]\nROW_{r} = _fused_simd.ROW[{r}]\n")
-        body = (_TEMPLATE.replace("{OPS}", _ops()).replace("LOAD_RUNS(", f"LOAD_RUNS_{r}(")
-                .replace("ROW(", f"ROW_{r}(").replace("{R}", str(r))
-                .replace("{HEAD}", str(_stages.OP_HEAD)))
+        out.append("".join(f"{k}_{r} = _fused_simd.{k}[{r}]\n" for k in _INTRINSICS))
+        body = _TEMPLATE.replace("{OPS}", _ops())
+        for k in _INTRINSICS:
+            body = body.replace(f"{k}(", f"{k}_{r}(")
+        body = body.replace("{R}", str(r)).replace("{HEAD}", str(_stages.OP_HEAD))
         out.append(_codegen.serial_and_parallel(f"stage_{r}", body))
     return "".join(out)
 
