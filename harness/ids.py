@@ -12,6 +12,10 @@ CIRCUIT64_TIME = "statevector_circuits.CircuitComplex64.time_circuit"
 THREADS_TIME = "statevector_threads.GateThreads.time_gate"
 COPY_BANDWIDTH = "machine.MemoryBandwidth.track_copy_bandwidth"
 INPLACE_BANDWIDTH = "machine.MemoryBandwidth.track_inplace_bandwidth"
+LEVEL_BANDWIDTH = "machine.LevelBandwidth.track_inplace_bandwidth"
+FUSED_TIME = "statevector_fusion.FusedCircuit.time_circuit"
+FUSED_TIME_64 = "statevector_fusion.FusedCircuitComplex64.time_circuit"
+FUSED_PASSES = "statevector_fusion.FusedPasses.track_passes"
 
 # AD
 AD_GRADIENT = "ad_problems.Gradient.time_gradient"

@@ -10,10 +10,12 @@ import inspect
 
 from harness import results
 from harness.ad import tables as ad_tables
+from harness.statevector import fusion_tables
 from harness.statevector import tables as sv_tables
 from harness.variational import tables as var_tables
 
-SECTIONS = (*sv_tables.SECTIONS, *ad_tables.SECTIONS, *var_tables.SECTIONS)
+SECTIONS = (*sv_tables.SECTIONS, *fusion_tables.SECTIONS, *ad_tables.SECTIONS,
+            *var_tables.SECTIONS)
 
 
 def takes_settings(fn):

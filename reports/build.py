@@ -6,6 +6,7 @@ from pathlib import Path
 
 from harness import ids, results
 from harness.ad import tables as ad_tables
+from harness.statevector import fusion_tables
 from harness.statevector import tables as sv_tables
 from harness.tables import takes_settings
 from harness.variational import tables as var_tables
@@ -59,6 +60,14 @@ SECTIONS = (
         ("table", "complex64_circuit_ranking", "Who is fastest in complex64, per circuit at "
          "the largest n", _settings(sv_tables.ranking, ids.CIRCUIT64_TIME, "circuit"),
          [ids.CIRCUIT64_TIME]),
+    ]),
+    ("State vector: fused circuits", [
+        ("table", "fusion_ratios", "Fused backend (best setting) / stride and / each peer "
+         "at its best setting and unfused", fusion_tables.ratios,
+         [ids.FUSED_TIME]),
+        ("table", "fusion_bandwidth", "Fused circuits: effective bandwidth (passes made) "
+         "against the yardstick of the memory level the state sits in",
+         fusion_tables.bandwidth, [ids.FUSED_TIME, ids.FUSED_PASSES, ids.LEVEL_BANDWIDTH]),
     ]),
     ("State vector: memory bandwidth and threads", [
         ("figure", "bandwidth", "Effective bandwidth against n", sv.bandwidth_figure,

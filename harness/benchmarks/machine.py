@@ -38,3 +38,18 @@ class MemoryBandwidth:
         pattern without its arithmetic, so the ceiling an in-place kernel can reach."""
         t = _best(lambda: np.multiply(self.src, 1.0, out=self.src))
         return 2 * self.src.nbytes / t / 1e9
+
+
+class LevelBandwidth:
+    """The in-place update per memory level (harness.statevector.levels): a buffer that
+    sits in L2, one in L3, one in DRAM (at least 4x the L3), sizes from what the OS
+    reports. A state is judged against the level it fits in."""
+
+    unit = "GB/s"
+    timeout = 120
+    params = ["L2", "L3", "DRAM"]
+    param_names = ["level"]
+
+    def track_inplace_bandwidth(self, level):
+        from harness.statevector import levels
+        return levels.inplace_gbs(level, max_seconds=2.0)

@@ -210,6 +210,7 @@ def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
     for name, samples in _time(prepared, vec, rounds, hold).items():
         rows[name]["seconds"] = min(samples)
         rows[name]["samples"] = len(samples)
+    _fused_bandwidth(rows, circuit.n, precision)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision, "threads": n_threads, "fusion": fusion,
@@ -219,6 +220,25 @@ def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
         "notes": circuit.notes, "backends": rows,
     }
     return report, expected
+
+
+def _fused_bandwidth(rows, n, precision):
+    """Add to each timed fused row its effective bandwidth (the passes it made, each
+    reading and writing the state) and the in-place yardstick of the memory level the
+    state sits in, measured now, in this process."""
+    from harness.statevector import levels
+    from kernels.statevector import states
+    nbytes = np.dtype(states.PRECISIONS[precision]).itemsize << n
+    level = levels.level_of(nbytes)
+    yardstick = None
+    for row in rows.values():
+        info = row.get("fused")
+        if info is None or row["seconds"] is None:
+            continue
+        if yardstick is None:
+            yardstick = levels.inplace_gbs(level)
+        gbs = levels.effective_gbs(info["passes"], nbytes, row["seconds"])
+        info.update(effective_gbs=gbs, level=level, level_gbs=yardstick)
 
 
 def _gate_counts(instructions):
@@ -254,6 +274,15 @@ def table(report):
     for name, r in rows.items():
         if r["status"] == "wrong":
             lines.append(f"WRONG  {name}: {r['reason']}")
+    for name, r in rows.items():
+        f = r.get("fused") or {}
+        if "effective_gbs" in f:
+            lines.append(
+                f"{name}: {f['gates']} gates fused into {f['fused_gates']}, {f['passes']} "
+                f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
+                f"amplitudes, {f['isa']}): {f['effective_gbs']:.1f} GB/s, "
+                f"{100 * f['effective_gbs'] / f['level_gbs']:.0f}% of the {f['level']} "
+                f"in-place yardstick ({f['level_gbs']:.1f} GB/s)")
     if len(likes) > 1:
         lines.append("* measured with other settings than most (the column is not like "
                      "for like):")

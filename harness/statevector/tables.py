@@ -262,24 +262,32 @@ def effective_gbs(n, seconds):
 
 def bandwidth(res, min_qubits=20):
     """Effective bandwidth (every amplitude read and written once) of every own kernel and
-    qulacs on every gate, against the in-place yardstick of ``machine.py`` (a gate's access
-    pattern: the ceiling the kernels aim at) and the copy one."""
+    qulacs on every gate, against the in-place yardstick of the memory level the state
+    sits in (``machine.LevelBandwidth``, sizes from the OS; a gate's access pattern: the
+    ceiling the kernels aim at), and against the 256 MiB in-place and copy ones."""
+    from harness.statevector import levels
     copy = results.table(res, ids.COPY_BANDWIDTH).get(())
     inplace = results.table(res, ids.INPLACE_BANDWIDTH).get(())
+    yard = {level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
     data = results.table(res, ids.GATE_TIME)
     if copy is None or inplace is None:
         return "(no memory-bandwidth result)"
-    lines = [f"One thread, read + write: in-place update {inplace:.1f} GB/s, copy {copy:.1f} GB/s",
-             "", "| gate | n | backend | GB/s | % of in-place | % of copy |",
-             "|---|---|---|---|---|---|"]
+    head = f"One thread, read + write: in-place update {inplace:.1f} GB/s, copy {copy:.1f} GB/s"
+    if yard:
+        head += "; per level: " + ", ".join(f"{lv} {yard[lv]:.1f} GB/s"
+                                            for lv in levels.LEVELS if lv in yard)
+    lines = [head, "", "| gate | n | backend | GB/s | level | % of level | % of in-place | "
+             "% of copy |", "|---|---|---|---|---|---|---|---|"]
     gates = list(dict.fromkeys(g for g, _, _ in data))
     for gate in gates:
         for n in sorted({n for (g, n, _) in data if g == gate and n >= min_qubits}):
+            level = levels.level_of(AMPLITUDE_BYTES << n)
             for backend in (*OWN, BASELINE):
                 if (gate, n, backend) not in data:
                     continue
                 gbs = effective_gbs(n, data[(gate, n, backend)])
-                lines.append(f"| {gate} | {n} | {backend} | {gbs:.1f} | "
+                share = f"{100 * gbs / yard[level]:.0f}%" if level in yard else "-"
+                lines.append(f"| {gate} | {n} | {backend} | {gbs:.1f} | {level} | {share} | "
                              f"{100 * gbs / inplace:.0f}% | {100 * gbs / copy:.0f}% |")
     return "\n".join(lines)
 

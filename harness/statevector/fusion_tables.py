@@ -1,0 +1,92 @@
+"""The fusion tables of the report and ``python -m harness table``: per circuit, size and
+precision, the fused backend at its best setting against our best unfused kernel and
+against each peer unfused and at its best setting (the fusion suite,
+``statevector_fusion``); and the fused backend's effective bandwidth, counting the passes
+it really makes, against the yardstick of the memory level its state sits in."""
+
+from harness import ids, results
+from harness.statevector import levels
+from harness.timing import format_seconds
+
+#: The fusion suite's benchmarks, per precision.
+SUITES = (("complex128", ids.FUSED_TIME), ("complex64", ids.FUSED_TIME_64))
+OWN_UNFUSED = "stride"
+
+
+def _cases(res):
+    """{(circuit, n, precision): {backend: {setting: seconds}}}."""
+    out = {}
+    for precision, key in SUITES:
+        for (circuit, n, backend, fusion), seconds in results.table(res, key).items():
+            out.setdefault((circuit, n, precision), {}).setdefault(backend, {})[fusion] = seconds
+    return out
+
+
+def _best(times):
+    setting = min(times, key=times.get)
+    return setting, times[setting]
+
+
+def ratios(res):
+    """fused (best setting) / stride, / each peer's best setting and / each peer unfused:
+    below 1, the fused backend is faster."""
+    cases = _cases(res)
+    if not cases:
+        return "(no fusion results)"
+    peers = sorted({b for row in cases.values() for b in row} - {"fused", OWN_UNFUSED})
+    lines = ["Cells: fused backend's time at its best setting / the other's time (below 1: "
+             "fused is faster). Each peer at its best setting and, below it, unfused "
+             "(setting 0; qsim has no off and shows its smallest).", "",
+             "| circuit | n | precision | fused (best k) | / stride | "
+             + " | ".join(peers) + " |",
+             "|---|--:|---|---|--:|" + "--:|" * len(peers)]
+    for (circuit, n, precision), row in sorted(cases.items()):
+        if "fused" not in row:
+            continue
+        k, t = _best(row["fused"])
+        cells = []
+        for peer in peers:
+            if peer not in row:
+                cells.append("-")
+                continue
+            pk, pt = _best(row[peer])
+            off = row[peer].get(0, row[peer][min(row[peer])])
+            cells.append(f"{t / pt:.2f} (k{pk}) / {t / off:.2f}")
+        own = row.get(OWN_UNFUSED, {}).get(0)
+        lines.append(f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | "
+                     f"{t / own:.2f} | " + " | ".join(cells) + " |"
+                     if own else
+                     f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | - | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def bandwidth(res):
+    """The fused backend's effective bandwidth (its passes x the state read and written,
+    per second) against the in-place yardstick of the level its state sits in."""
+    cases = _cases(res)
+    passes = results.table(res, ids.FUSED_PASSES)
+    yard = {level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
+    if not cases or not passes or not yard:
+        return "(no fused-circuit passes or memory-level yardsticks)"
+    lines = ["One thread. Yardsticks (in-place update, read + write): "
+             + ", ".join(f"{lv} {yard[lv]:.1f} GB/s" for lv in levels.LEVELS if lv in yard),
+             "", "| circuit | n | precision | k | passes | time | GB/s | level | % of level |",
+             "|---|--:|---|--:|--:|--:|--:|---|--:|"]
+    for (circuit, n, precision), row in sorted(cases.items()):
+        for k, seconds in sorted(row.get("fused", {}).items()):
+            count = passes.get((circuit, n, k, precision))
+            if count is None:
+                continue
+            nbytes = (1 << n) * (16 if precision == "complex128" else 8)
+            level = levels.level_of(nbytes)
+            gbs = levels.effective_gbs(count, nbytes, seconds)
+            share = f"{100 * gbs / yard[level]:.0f}%" if level in yard else "-"
+            lines.append(f"| {circuit} | {n} | {precision} | {k} | {count:.0f} | "
+                         f"{format_seconds(seconds)} | {gbs:.1f} | {level} | {share} |")
+    return "\n".join(lines)
+
+
+SECTIONS = (("Fused circuits: fused / stride and / each peer (below 1: fused is faster)",
+             ratios),
+            ("Fused circuits: effective bandwidth per memory level", bandwidth))
