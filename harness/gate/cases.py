@@ -38,12 +38,17 @@ FORWARD_CHUNKS = (8, 200)  # tr(A @ B) 10x10 has 200 inputs: 25 passes, or one
 #: Circuit gradients (kernels.variational) on the QCBM energy: the adjoint sweep where its
 #: kernels dominate, the reverse tape over plain numpy at a size it handles in a second.
 VARIATIONAL_CASES = (("adjoint", 10), ("reverse", 6))
+#: The fusion planner (Python) and the fused backend's compiled program, on circuits the
+#: fusion targets name: (circuit, fusion k, n) with k the widest fused gate.
+FUSED_CASES = (("QCBM", 2, 12), ("QCBM", 4, 14), ("QV", 4, 12), ("QFT", 3, 12),
+               ("random", 4, 10))
+FUSE_CASES = (("QCBM", 4, 12), ("QFT", 4, 12))
 
 
 class Case(NamedTuple):
     id: str
     tier: int  #: 1: instruction counts; 2: wall time
-    family: str  #: "gate", "circuit", "ad" or "variational": which builder makes it
+    family: str  #: "gate", "circuit", "ad", "variational" or "fused": its builder
     args: tuple  #: the builder's arguments
     calls: int = 3  #: calls per measurement (tier 1: counted, then divided)
     threads: int = 1
@@ -74,7 +79,13 @@ def _cases():
         yield Case(f"ad/trmul/forward-chunk{chunk}/n10", 1, "ad", ("trmul", 10, "forward", chunk))
     for method, n in VARIATIONAL_CASES:
         yield Case(f"variational/QCBM/{method}/n{n}", 1, "variational", (method, n), calls=1)
+    for circuit, k, n in FUSE_CASES:
+        yield Case(f"fuse/{circuit}/k{k}/n{n}", 1, "fused", ("fuse", circuit, k, n), calls=1)
+    for circuit, k, n in FUSED_CASES:
+        yield Case(f"fused/{circuit}/k{k}/n{n}", 1, "fused", ("run", circuit, k, n), calls=1)
     # tier 2: threads on states in the last-level cache, bandwidth past it, the GPU
+    yield Case("wall/QCBM/fused/n22", 2, "fused", ("run", "QCBM3", 4, 22))
+    yield Case("wall/QCBM/fused/n22/t2", 2, "fused", ("run", "QCBM3", 4, 22), threads=2)
     yield Case("wall/H/threaded/n18/t2", 2, "gate", ("H", "threaded", 18), threads=2)
     yield Case("wall/Rx/threaded/n20/t2", 2, "gate", ("Rx", "threaded", 20), threads=2)
     yield Case("wall/H/stride/n22", 2, "gate", ("H", "stride", 22))
@@ -293,8 +304,60 @@ def variational_workload(method, n):
                                         repr(problem.observable)))
 
 
+def _library_circuit(circuit, n):
+    """The revision's instructions of a named circuit; QCBM3 is QCBM of depth 3 (the
+    wall-clock size, whose independent reference takes seconds, not minutes)."""
+    from kernels.statevector import circuits
+    rng = np.random.default_rng(SEED)
+    if circuit in ("QCBM", "QCBM3"):
+        return circuits.qcbm(n, rng, **({"depth": 3} if circuit == "QCBM3" else {}))
+    if circuit == "QV":
+        return circuits.quantum_volume(n, rng)
+    if circuit == "QFT":
+        return circuits.qft(n)
+    if circuit == "random":
+        return circuits.random_circuit(n, rng)
+    raise ValueError(f"unknown circuit {circuit!r}")
+
+
+def fused_workload(what, circuit, k, n):
+    """``fuse``: the planner on the circuit; ``run``: the fused backend's program on a
+    state (compiled once, outside the measured call)."""
+    try:
+        from kernels.statevector import fused, fusion
+    except ImportError as exc:
+        raise Missing(f"no fused backend in this revision ({exc})") from None
+    instructions = _library_circuit(circuit, n)
+    parts = [p for i in instructions for p in (i.matrix, (i.locs, i.ctrl_locs, i.ctrl_vals))]
+    start = random_state(n, np.random.default_rng(SEED + n))
+    state = start.copy()
+    if what == "fuse":
+        def run():
+            return fusion.fuse(instructions, max_qubits=k)
+    else:
+        program = fused.compile(instructions, n, max_qubits=k)
+
+        def run():
+            program(state)
+
+    def check():
+        out = start.copy()
+        if what == "fuse":
+            for inst in run():
+                out = reference_apply(out, inst.matrix, inst.locs, inst.ctrl_locs, inst.ctrl_vals)
+        else:
+            fused.compile(instructions, n, max_qubits=k)(out)
+        expected = start
+        for inst in instructions:
+            expected = reference_apply(expected, inst.matrix, inst.locs, inst.ctrl_locs,
+                                       inst.ctrl_vals)
+        _close(out, expected, f"{what} {circuit} k={k} n={n}")
+
+    return Workload(run, check, _digest(what, circuit, k, n, *parts))
+
+
 BUILDERS = {"gate": gate_workload, "circuit": circuit_workload, "ad": ad_workload,
-            "variational": variational_workload}
+            "variational": variational_workload, "fused": fused_workload}
 
 
 def build(case):
