@@ -14,8 +14,8 @@ and every gate costs one more pass over the amplitudes (``pass_cost``, in the sa
 controls divide both by 2 each (only the matching amplitudes are touched). A gate joins
 when the joined block costs no more than the two apart. So three rotations on one qubit
 become one 2x2, a CNOT joins the rotations next to it, and two unrelated single-qubit gates
-stay apart when a pass is cheap (the fused backend runs every gate on a chunk that sits in
-L2, where a pass costs about one multiply-add) and are joined when it is not.
+stay apart when a pass is cheap and are joined when it is not (the fused backend runs
+every gate on a chunk that sits in L2; :data:`L2_PASS_COST` says what a pass costs there).
 """
 
 from functools import reduce
@@ -27,9 +27,12 @@ from .circuits import Instruction
 #: The widest fused gate the planner and the fused kernels take.
 MAX_QUBITS = 6
 
-#: A pass over amplitudes that sit in L2, in complex multiply-adds per amplitude: one
-#: split (re, im) load and store per amplitude against four fused multiply-adds.
-L2_PASS_COST = 2.0
+#: A gate's pass over amplitudes that sit in L2, in complex multiply-adds per amplitude.
+#: Measured on the fused kernels (2-core AMD EPYC, AVX2): a dense 2-qubit gate takes about
+#: twice its multiply-adds' time, the rest is the pass (loads, stores, the scratch copy,
+#: the index work); of 2, 4 and 6, 4 gave the lowest times on QCBM, QFT, QV and random
+#: at 20 qubits in both precisions (within this machine's noise for 6).
+L2_PASS_COST = 4.0
 
 
 def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
