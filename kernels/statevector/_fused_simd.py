@@ -234,7 +234,70 @@ def _run_copy(lanes, to_buffer):
     return copy
 
 
+def _dense_in_registers(lanes, k, width):
+    """DENSE_K[R](re, im, offs, o0, r0, m_re, m_im, m0): the dense gate of K = 2**k
+    columns on the runs r0 + offs[o0 + c], in place, with no scratch copy: for each piece
+    of ``width`` lanes, the K inputs are loaded into registers, then every output row is
+    written (rows read only registers, so writing in place is safe)."""
+    count = 1 << k
+
+    @intrinsic
+    def dense(typingctx, re, im, offs, o0, r0, m_re, m_im, m0):
+        _check("fused dense", (re, im, m_re, m_im))
+        sig = types.void(re, im, offs, types.intp, types.intp, m_re, m_im, types.intp)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            p_re, p_im, p_offs, pm_re, pm_im = (_data(context, builder, a[j], args[j])
+                                                for j in (0, 1, 2, 5, 6))
+            o0, r0, m0 = args[3], args[4], args[7]
+            intp = o0.type
+            ftype = p_re.type.pointee
+            align = float_width(ftype)
+            f = ("contract",)
+            starts = []
+            for c in range(count):
+                off = builder.load(builder.gep(p_offs, [builder.add(o0, intp(c))],
+                                               inbounds=True))
+                starts.append(builder.mul(builder.add(r0, off), intp(lanes)))
+            entries = [[tuple(_broadcast(builder, builder.load(builder.gep(
+                pm, [builder.add(m0, intp(r * count + c))], inbounds=True)), width)
+                for pm in (pm_re, pm_im)) for c in range(count)] for r in range(count)]
+            for piece in range(lanes // width):
+                at = [builder.add(st, intp(piece * width)) for st in starts]
+                xs = [(builder.load(_vector_ptr(builder, p_re, i, width), align=align),
+                       builder.load(_vector_ptr(builder, p_im, i, width), align=align))
+                      for i in at]
+                for r in range(count):
+                    acc_re = acc_im = None
+                    for c, (x, y) in enumerate(xs):
+                        mr, mi = entries[r][c]
+                        t_re = sub(builder, builder.fmul(mr, x, flags=f),
+                                   builder.fmul(mi, y, flags=f))
+                        t_im = add(builder, builder.fmul(mr, y, flags=f),
+                                   builder.fmul(mi, x, flags=f))
+                        acc_re = t_re if acc_re is None else add(builder, acc_re, t_re)
+                        acc_im = t_im if acc_im is None else add(builder, acc_im, t_im)
+                    builder.store(acc_re, _vector_ptr(builder, p_re, at[r], width),
+                                  align=align)
+                    builder.store(acc_im, _vector_ptr(builder, p_im, at[r], width),
+                                  align=align)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    dense.__name__ = f"dense{count}_{lanes}"
+    return dense
+
+
+#: Register pieces: half a run where that is one AVX2 register (32 bytes), else a run.
+def _piece(lanes):
+    return lanes // 2 if lanes >= 8 else lanes
+
+
 LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
+DENSE2 = {r: _dense_in_registers(r, 1, _piece(r)) for r in RUN_LENGTHS}
+DENSE4 = {r: _dense_in_registers(r, 2, _piece(r)) for r in RUN_LENGTHS}
 GATHER = {r: _run_copy(r, True) for r in RUN_LENGTHS}
 SCATTER = {r: _run_copy(r, False) for r in RUN_LENGTHS}
 ROW = {r: _row(r) for r in RUN_LENGTHS}

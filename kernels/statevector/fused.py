@@ -151,6 +151,8 @@ LOAD_RUNS(bre, bim, offs, oo, r0, {K}, sre, sim)
 for r in range({K}):
     ROW(sre, sim, 0, R, {K}, m_re, m_im, m0 + r * {K}, bre, bim, (r0 + offs[oo + r]) * R)
 """
+#: K = 2 and 4 in registers, no scratch (:func:`_fused_simd._dense_in_registers`).
+_DENSE_SMALL = "DENSE{K}(bre, bim, offs, oo, r0, m_re, m_im, m0)\n"
 _DIAGONAL = """\
 for c in range({K}):
     a = (r0 + offs[oo + c]) * R
@@ -164,11 +166,12 @@ def _ops():
         lines.append(f"{'if' if kind == 0 else 'elif'} kind == {kind}:")
         for k, test in (("2", "if K == 2:"), ("4", "elif K == 4:"), ("K", "else:")):
             lines.append("    " + test)
-            lines += ["        " + line for line in body.format(K=k).splitlines()]
+            text = _DENSE_SMALL if kind == 0 and k != "K" else body
+            lines += ["        " + line for line in text.format(K=k).splitlines()]
     return _codegen.indent(lines, 5)
 
 
-_INTRINSICS = ("LOAD_RUNS", "ROW", "GATHER", "SCATTER")
+_INTRINSICS = ("LOAD_RUNS", "ROW", "GATHER", "SCATTER", "DENSE2", "DENSE4")
 
 
 def _source():
