@@ -16,10 +16,17 @@ OWN_UNFUSED = "stride"
 def _cases(res):
     """{(circuit, n, precision): {backend: {setting: seconds}}}."""
     out = {}
+    present = set(res.get_all_result_keys())
     for precision, key in SUITES:
+        if key not in present:
+            continue
         for (circuit, n, backend, fusion), seconds in results.table(res, key).items():
             out.setdefault((circuit, n, precision), {}).setdefault(backend, {})[fusion] = seconds
     return out
+
+
+def _ratio(x):
+    return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
 
 
 def _best(times):
@@ -34,9 +41,9 @@ def ratios(res):
     if not cases:
         return "(no fusion results)"
     peers = sorted({b for row in cases.values() for b in row} - {"fused", OWN_UNFUSED})
-    lines = ["Cells: fused backend's time at its best setting / the other's time (below 1: "
-             "fused is faster). Each peer at its best setting and, below it, unfused "
-             "(setting 0; qsim has no off and shows its smallest).", "",
+    lines = ["Each cell: the fused backend's time at its best setting over the peer's; "
+             "for a peer that fuses, at the peer's best setting (kN; k0 is off) and then "
+             "unfused (off; qsim has no off). Below 1: fused is faster.", "",
              "| circuit | n | precision | fused (best k) | / stride | "
              + " | ".join(peers) + " |",
              "|---|--:|---|---|--:|" + "--:|" * len(peers)]
@@ -50,11 +57,15 @@ def ratios(res):
                 cells.append("-")
                 continue
             pk, pt = _best(row[peer])
-            off = row[peer].get(0, row[peer][min(row[peer])])
-            cells.append(f"{t / pt:.2f} (k{pk}) / {t / off:.2f}")
+            if len(row[peer]) == 1:  # one setting: a peer that does not fuse
+                cells.append(_ratio(t / pt))
+                continue
+            off = row[peer].get(0)
+            cells.append(f"{_ratio(t / pt)} k{pk}"
+                         + (f", off {_ratio(t / off)}" if off is not None else ""))
         own = row.get(OWN_UNFUSED, {}).get(0)
         lines.append(f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | "
-                     f"{t / own:.2f} | " + " | ".join(cells) + " |"
+                     f"{_ratio(t / own)} | " + " | ".join(cells) + " |"
                      if own else
                      f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | - | "
                      + " | ".join(cells) + " |")
@@ -65,6 +76,9 @@ def bandwidth(res):
     """The fused backend's effective bandwidth (its passes x the state read and written,
     per second) against the in-place yardstick of the level its state sits in."""
     cases = _cases(res)
+    present = set(res.get_all_result_keys())
+    if not {ids.FUSED_PASSES, ids.LEVEL_BANDWIDTH} <= present:
+        return "(no fused-circuit passes or memory-level yardsticks)"
     passes = results.table(res, ids.FUSED_PASSES)
     yard = {level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
     if not cases or not passes or not yard:

@@ -268,7 +268,8 @@ def bandwidth(res, min_qubits=20):
     from harness.statevector import levels
     copy = results.table(res, ids.COPY_BANDWIDTH).get(())
     inplace = results.table(res, ids.INPLACE_BANDWIDTH).get(())
-    yard = {level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
+    yard = ({level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
+            if ids.LEVEL_BANDWIDTH in set(res.get_all_result_keys()) else {})
     data = results.table(res, ids.GATE_TIME)
     if copy is None or inplace is None:
         return "(no memory-bandwidth result)"

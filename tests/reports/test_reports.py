@@ -43,6 +43,10 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
     fake_results.add(res, ids.GATE_CALL, [["'X'"], ["4"], ["'stride'"]], [4e-6])
     for name, value in (("copy", 10.0), ("inplace", 20.0)):
         fake_results.add(res, getattr(ids, f"{name.upper()}_BANDWIDTH"), [], [value])
+    fake_results.add(res, ids.LEVEL_BANDWIDTH, [["'L2'", "'L3'", "'DRAM'"]], [60.0, 30.0, 20.0])
+    fake_results.add(res, ids.FUSED_TIME, [["'QFT'"], ["12"], ["'stride'", "'fused'"], ["0", "4"]],
+                     [4e-3, math.nan, math.nan, 2e-3])
+    fake_results.add(res, ids.FUSED_PASSES, [["'QFT'"], ["12"], ["4"], ["'complex128'"]], [3])
     if threads:
         fake_results.add(res, ids.THREADS_TIME, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
                          [1e-5, 6e-6])
@@ -89,7 +93,8 @@ def test_page_links_every_figure_and_table(full):
             "circuit_ratios.md", "circuit_ranking.md", "complex64_ranking.md",
             "circuit_over_fastest.md", "circuit64_over_fastest.md",
             "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
-            "variational_memory.md", "variational_energies.md"} <= set(mds)
+            "variational_memory.md", "variational_energies.md", "fusion_ratios.md",
+            "fusion_bandwidth.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -309,3 +314,34 @@ def test_the_settings_recorded_beside_the_results_mark_a_fusing_backend(tmp_path
     assert "| QFT | 12 | 1 | fused \u20201 | 2 ms | 1.00 | 2.00 |" in ranking
     assert "| QFT | 12 | 2 | qiskit-aer | 3 ms | 1.50 | 1.33 |" in ranking
     assert "\u20201 fused, QFT n=12: fusion up to 4 qubits (others: off)" in ranking
+
+
+def test_fusion_tables_rank_the_fused_backend_and_count_its_passes(tmp_path):
+    # fused at its best setting against stride, a fusing peer (best and off) and a peer
+    # that does not fuse; its effective bandwidth from the passes recorded, judged against
+    # the yardstick of the level a 20-qubit complex128 state (16 MiB) sits in
+    from harness.statevector import fusion_tables, levels
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    res = fake_results.new_results(results_dir, "box", INFO)
+    fake_results.add(res, ids.FUSED_TIME,
+                     [["'lib:qcbm'"], ["20"], ["'stride'", "'fused'", "'qulacs'", "'lightning'"],
+                      ["0", "2", "4"]],
+                     [0.4, math.nan, math.nan,        # stride at 0 only
+                      math.nan, 0.12, 0.1,            # fused at 2 and 4
+                      0.8, 0.5, 0.4,                  # qulacs off, 2, 4
+                      0.2, math.nan, math.nan])       # lightning: no fusion
+    fake_results.add(res, ids.FUSED_PASSES,
+                     [["'lib:qcbm'"], ["20"], ["2", "4"], ["'complex128'"]], [16, 16])
+    fake_results.add(res, ids.LEVEL_BANDWIDTH, [["'L2'", "'L3'", "'DRAM'"]], [60.0, 30.0, 20.0])
+    res.save(str(results_dir))
+    from harness import results
+    _, loaded = results.latest(results_dir, "box")
+    ratios = fusion_tables.ratios(loaded)
+    assert "| lib:qcbm | 20 | complex128 | 100 ms (k4) | 0.25 | 0.50 | 0.25 k4, off 0.12 |" \
+        in ratios
+    level = levels.level_of(16 << 20)
+    gbs = 2 * 16 * (16 << 20) / 0.1 / 1e9
+    yard = {"L2": 60.0, "L3": 30.0, "DRAM": 20.0}[level]
+    assert (f"| lib:qcbm | 20 | complex128 | 4 | 16 | 100 ms | {gbs:.1f} | {level} | "
+            f"{100 * gbs / yard:.0f}% |") in fusion_tables.bandwidth(loaded)
