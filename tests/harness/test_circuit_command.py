@@ -163,3 +163,31 @@ def test_the_command_line_entry_point(tmp_path):
     done = subprocess.run([sys.executable, "-m", "harness", "circuit", "lib:ghz"],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 2 and "needs --qubits" in done.stderr
+
+
+def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:qcbm", "--qubits", 8, "--backends",
+                             "fused,stride,qulacs", "--fusion", "all", "--rounds", 1,
+                             "--json", out_json)
+    assert code == 0, err
+    report = json.loads(out_json.read_text())
+    rows = report["backends"]
+    assert report["fusion"] == "all"
+    assert {f"fused@{k}" for k in range(1, 7)} <= set(rows) and "stride" in rows
+    assert rows["stride"]["settings"]["fusion"] == "off"
+    assert rows["fused@3"]["settings"]["fusion"] == "up to 3 qubits"
+    info = rows["fused@3"]["fused"]
+    assert info["max_qubits"] == 3 and info["passes"] >= 1 and info["level"] == "L2"
+    assert info["effective_gbs"] > 0 and info["level_gbs"] > 0
+    assert "fused@3: 264 gates fused into" in out and "in-place yardstick" in out
+    if backends.adapter_module("qulacs").AVAILABLE:
+        assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized
+        assert rows["qulacs@2"]["status"] == "ok"
+
+
+@pytest.mark.parametrize("fusion", ["sometimes", "9"])
+def test_a_fusion_setting_nobody_declares_is_bad_input(capsys, fusion):
+    code, _, err = run_cli(capsys, "lib:ghz", "--qubits", 4, "--backends", "fused,stride",
+                           "--fusion", fusion)
+    assert code == 2 and "--fusion" in err
