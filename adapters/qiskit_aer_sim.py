@@ -89,9 +89,10 @@ threads, set_threads = _threads.threads, _threads.set_threads
 
 #: Fusion settings: 0 = fusion_enable false; k = fusion_max_qubit k with fusion_threshold 1
 #: (so that Aer fuses whatever the state's size). None keeps Aer's defaults (on, 5 qubits,
-#: from 14 qubits). An AerState takes its configuration before it holds amplitudes, so a
-#: state is made with the configuration of the last circuit built (programs are built
-#: before states) and remade inside run when a program with another one comes.
+#: from 14 qubits). An AerState takes its configuration before it holds amplitudes: a
+#: state is made with Aer's defaults, ``bind`` remakes it for a program's setting ahead of
+#: the timed runs (the harness calls it when it loads a state), and ``run`` remakes it
+#: when a program with another setting comes.
 FUSION = (0, 2, 3, 4, 5)
 
 
@@ -104,19 +105,15 @@ def fusion_config(fusion):
     return (("fusion_enable", True), ("fusion_max_qubit", fusion), ("fusion_threshold", 1))
 
 
-_config = ()  # of the last circuit built: what new states are made with
-
-
 class _Ops(list):
     """A program's operations and the fusion configuration they run under."""
     config = ()
 
 
-def _new_state(vec, config=None):
+def _new_state(vec, config=()):
     """An AerState holding its own copy of ``vec`` (copy=True: Aer owns the memory; a
     mapped numpy buffer, copy=False, is freed by Aer too unless the AerState is closed
     first, which corrupts the heap at exit), configured with ``config``."""
-    config = _config if config is None else config
     aer = qiskit_aer.quantum_info.states.aer_state.AerState(
         method="statevector", precision="double", parallel_state_update=_threads.count,
         **dict(config))
@@ -222,7 +219,6 @@ def gate(instruction):
 
 def circuit(instructions, n, fusion=None):
     """Aer's operations for a circuit, fused at flush as ``fusion`` says (see FUSION)."""
-    global _config
     _require()
     config = fusion_config(_simulator.fusion_of(NAME, FUSION, fusion))
 
@@ -230,8 +226,18 @@ def circuit(instructions, n, fusion=None):
         out = _Ops(_build(instructions, n))
         out.config = config
         return out
-    _config = config
     return _simulator.Program.circuit(NAME, build, instructions, n)
+
+
+def bind(state, program):
+    """Make ``state`` ready for ``program`` outside the timed run: an AerState configured
+    for the program's fusion setting (what ``run`` would otherwise do on its first call)."""
+    if type(state) is not _State:
+        raise _simulator.not_a_state(NAME, state)
+    config = getattr(_simulator.built(program, NAME, state.n), "config", None)
+    if config is not None and state.aer.config != config:
+        state.read(config)
+    return state
 
 
 def run(state, program):

