@@ -205,6 +205,10 @@ class Program:
         for inst in instructions:  # ValueError naming the bad argument, before any work
             check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
                           inst.ctrl_vals or None, dtype)
+        if block is not None and (isinstance(block, bool) or not isinstance(
+                block, (int, np.integer)) or block < 1):
+            raise ValueError(f"block must be a positive number of qubits (log2 of a chunk's "
+                             f"amplitudes) or None (from the L2 size), got {block!r}")
         self.block = block_qubits(dtype) if block is None else int(block)
         # fused before the cut into stages (blocks that span a layer) or within each
         # stage (blocks that never widen a stage): the plan the model says is cheaper

@@ -123,6 +123,11 @@ def test_compile_refuses_bad_gates_and_states():
         np.testing.assert_array_equal(np.asarray(state), before)
     with pytest.raises(NotImplementedError, match="complex128 and complex64"):
         fused.compile([circuits.gate("H", 0)], 3, np.float64)
+    for bad in (0, -2, 2.5, True):
+        with pytest.raises(ValueError, match="block"):
+            fused.compile([circuits.gate("H", 0)], 3, block=bad)
+    with pytest.raises(ValueError, match="max_qubits"):
+        fused.compile([circuits.gate("H", 0)], 3, max_qubits=9)
 
 
 def test_two_threads_give_the_same_state(rng):
