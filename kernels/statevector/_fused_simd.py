@@ -25,7 +25,7 @@ from pathlib import Path
 
 from llvmlite import ir
 from numba import types
-from numba.core import errors
+from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
 from . import simd
@@ -235,59 +235,74 @@ def _run_copy(lanes, to_buffer):
 
 
 def _dense_in_registers(lanes, k, width):
-    """DENSE_K[R](re, im, offs, o0, r0, m_re, m_im, m0): the dense gate of K = 2**k
-    columns on the runs r0 + offs[o0 + c], in place, with no scratch copy: for each piece
-    of ``width`` lanes, the K inputs are loaded into registers, then every output row is
+    """DENSE_K[R](re, im, offs, o0, mask, ctrl, groups, m_re, m_im, m0): the dense gate
+    of K = 2**k columns, in place with no scratch copy, on every group of its runs: the
+    runs r0 + offs[o0 + c] for each of the ``groups`` values r0 = r | ctrl, r running
+    over the run indices with the bits of ``mask`` (the gate's targets and controls)
+    clear. The matrix entries and offsets are read once for all groups; for each piece of
+    ``width`` lanes the K inputs are loaded into registers, then every output row is
     written (rows read only registers, so writing in place is safe)."""
     count = 1 << k
 
     @intrinsic
-    def dense(typingctx, re, im, offs, o0, r0, m_re, m_im, m0):
+    def dense(typingctx, re, im, offs, o0, mask, ctrl, groups, m_re, m_im, m0):
         _check("fused dense", (re, im, m_re, m_im))
-        sig = types.void(re, im, offs, types.intp, types.intp, m_re, m_im, types.intp)
+        sig = types.void(re, im, offs, types.intp, types.intp, types.intp, types.intp,
+                         m_re, m_im, types.intp)
 
         def codegen(context, builder, signature, args):
             a = signature.args
             p_re, p_im, p_offs, pm_re, pm_im = (_data(context, builder, a[j], args[j])
-                                                for j in (0, 1, 2, 5, 6))
-            o0, r0, m0 = args[3], args[4], args[7]
+                                                for j in (0, 1, 2, 7, 8))
+            o0, mask, ctrl, groups, m0 = (args[j] for j in (3, 4, 5, 6, 9))
             intp = o0.type
             ftype = p_re.type.pointee
             align = float_width(ftype)
-            f = ("contract",)
-            starts = []
-            for c in range(count):
-                off = builder.load(builder.gep(p_offs, [builder.add(o0, intp(c))],
-                                               inbounds=True))
-                starts.append(builder.mul(builder.add(r0, off), intp(lanes)))
+            offsets = [builder.mul(builder.load(builder.gep(
+                p_offs, [builder.add(o0, intp(c))], inbounds=True)), intp(lanes))
+                for c in range(count)]
             entries = [[tuple(_broadcast(builder, builder.load(builder.gep(
                 pm, [builder.add(m0, intp(r * count + c))], inbounds=True)), width)
                 for pm in (pm_re, pm_im)) for c in range(count)] for r in range(count)]
-            for piece in range(lanes // width):
-                at = [builder.add(st, intp(piece * width)) for st in starts]
-                xs = [(builder.load(_vector_ptr(builder, p_re, i, width), align=align),
-                       builder.load(_vector_ptr(builder, p_im, i, width), align=align))
-                      for i in at]
-                for r in range(count):
-                    acc_re = acc_im = None
-                    for c, (x, y) in enumerate(xs):
-                        mr, mi = entries[r][c]
-                        t_re = sub(builder, builder.fmul(mr, x, flags=f),
-                                   builder.fmul(mi, y, flags=f))
-                        t_im = add(builder, builder.fmul(mr, y, flags=f),
-                                   builder.fmul(mi, x, flags=f))
-                        acc_re = t_re if acc_re is None else add(builder, acc_re, t_re)
-                        acc_im = t_im if acc_im is None else add(builder, acc_im, t_im)
-                    builder.store(acc_re, _vector_ptr(builder, p_re, at[r], width),
-                                  align=align)
-                    builder.store(acc_im, _vector_ptr(builder, p_im, at[r], width),
-                                  align=align)
+            run = cgutils.alloca_once_value(builder, intp(0))
+            with Loop(builder, intp(0), groups, 1):
+                r = builder.load(run)
+                first = builder.mul(builder.or_(r, ctrl), intp(lanes))
+                starts = [builder.add(first, off) for off in offsets]
+                for piece in range(lanes // width):
+                    at = [builder.add(st, intp(piece * width)) for st in starts]
+                    xs = [tuple(builder.load(_vector_ptr(builder, p, i, width), align=align)
+                                for p in (p_re, p_im)) for i in at]
+                    for row in range(count):
+                        acc = _complex_dot(builder, entries[row], xs)
+                        for p, v in zip((p_re, p_im), acc):
+                            builder.store(v, _vector_ptr(builder, p, at[row], width),
+                                          align=align)
+                # the next r with the mask's bits clear: carry through them
+                builder.store(builder.and_(builder.add(builder.or_(r, mask), intp(1)),
+                                           builder.not_(mask)), run)
             return context.get_dummy_value()
 
         return sig, codegen
 
     dense.__name__ = f"dense{count}_{lanes}"
     return dense
+
+
+def _complex_dot(builder, entries, xs):
+    """sum over c of entries[c] * xs[c] for split complex vectors, as two multiply-adds per
+    term on each accumulator (re += a x - b y, im += a y + b x), so that LLVM emits FMAs."""
+    f = ("contract",)
+    acc_re = acc_im = None
+    for (mr, mi), (x, y) in zip(entries, xs):
+        if acc_re is None:
+            acc_re, acc_im = builder.fmul(mr, x, flags=f), builder.fmul(mr, y, flags=f)
+        else:
+            acc_re = add(builder, acc_re, builder.fmul(mr, x, flags=f))
+            acc_im = add(builder, acc_im, builder.fmul(mr, y, flags=f))
+        acc_re = sub(builder, acc_re, builder.fmul(mi, y, flags=f))
+        acc_im = add(builder, acc_im, builder.fmul(mi, x, flags=f))
+    return acc_re, acc_im
 
 
 #: Register pieces: half a run where that is one AVX2 register (32 bytes), else a run.

@@ -131,44 +131,50 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
                 K = 1 << ops[o, 1]
                 m0 = ops[o, 2]
                 oo = ops[o, 3]
+                ctrl = ops[o, 4]
                 nb = ops[o, 5]
-                for g in range(nruns >> nb):
-                    r0 = g
-                    for j in range(nb):
-                        q = ops[o, {HEAD} + j]
-                        r0 = ((r0 >> q) << (q + 1)) | (r0 & ((1 << q) - 1))
-                    r0 |= ops[o, 4]
+                mask = 0
+                for j in range(nb):
+                    mask |= 1 << ops[o, {HEAD} + j]
+                groups = nruns >> nb
 {OPS}
             for rj in range(nruns):
                 SCATTER(st, base + rlo[rj & lmask] + rhi[rj >> hshift], spec, bre, bim, rj * R)
 """
 
-#: One gate on a group of runs from r0: dense (LOAD_RUNS into the scratch, then one ROW
-#: per matrix row) or diagonal (each run times its entry). K is spelled out for 2 and 4
-#: (the common one- and two-qubit gates), so that LLVM unrolls their loops.
+#: One gate on every group of its runs. The groups are the run indices r with the gate's
+#: bits (``mask``) clear, visited in order by carrying through those bits; r0 = r | ctrl
+#: sets the control bits. Dense gates of 2 and 4 columns (the common one- and two-qubit
+#: gates) loop in :func:`_fused_simd._dense_in_registers`, with no scratch; wider ones
+#: copy each group's runs to the scratch (LOAD_RUNS), then write one ROW per matrix row;
+#: a diagonal multiplies each run by its entry.
+_GROUPS = """\
+r = 0
+for g in range(groups):
+    r0 = r | ctrl
+{BODY}
+    r = ((r | mask) + 1) & ~mask
+"""
 _DENSE = """\
-LOAD_RUNS(bre, bim, offs, oo, r0, {K}, sre, sim)
-for r in range({K}):
-    ROW(sre, sim, 0, R, {K}, m_re, m_im, m0 + r * {K}, bre, bim, (r0 + offs[oo + r]) * R)
+    LOAD_RUNS(bre, bim, offs, oo, r0, K, sre, sim)
+    for row in range(K):
+        ROW(sre, sim, 0, R, K, m_re, m_im, m0 + row * K, bre, bim, (r0 + offs[oo + row]) * R)
 """
-#: K = 2 and 4 in registers, no scratch (:func:`_fused_simd._dense_in_registers`).
-_DENSE_SMALL = "DENSE{K}(bre, bim, offs, oo, r0, m_re, m_im, m0)\n"
 _DIAGONAL = """\
-for c in range({K}):
-    a = (r0 + offs[oo + c]) * R
-    ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
+    for c in range(K):
+        a = (r0 + offs[oo + c]) * R
+        ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
 """
+_DENSE_SMALL = "DENSE{K}(bre, bim, offs, oo, mask, ctrl, groups, m_re, m_im, m0)"
 
 
 def _ops():
-    lines = []
-    for kind, body in ((0, _DENSE), (1, _DIAGONAL)):
-        lines.append(f"{'if' if kind == 0 else 'elif'} kind == {kind}:")
-        for k, test in (("2", "if K == 2:"), ("4", "elif K == 4:"), ("K", "else:")):
-            lines.append("    " + test)
-            text = _DENSE_SMALL if kind == 0 and k != "K" else body
-            lines += ["        " + line for line in text.format(K=k).splitlines()]
-    return _codegen.indent(lines, 5)
+    lines = ["if kind == 0 and K == 2:", "    " + _DENSE_SMALL.format(K=2),
+             "elif kind == 0 and K == 4:", "    " + _DENSE_SMALL.format(K=4)]
+    for test, body in (("elif kind == 0:", _DENSE), ("else:", _DIAGONAL)):
+        lines.append(test)
+        lines += ["    " + line for line in _GROUPS.replace("{BODY}\n", body).splitlines()]
+    return _codegen.indent(lines, 4)
 
 
 _INTRINSICS = ("LOAD_RUNS", "ROW", "GATHER", "SCATTER", "DENSE2", "DENSE4")
