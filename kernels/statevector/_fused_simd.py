@@ -14,7 +14,11 @@ vector into what the host has: AVX-512 or AVX2 registers for numba's host CPU.
 * ``ROW[R](s_re, s_im, s0, stride, count, m_re, m_im, m0, d_re, d_im, d0)``: the run at
   d0 (amplitude index) = sum over c < count of m[m0 + c] times the run at s0 + c * stride.
   A dense gate's row is a sum over its columns' runs in the scratch; a diagonal entry is
-  a sum of one term, the run itself (read before it is written).
+  a sum of one term, the run itself (read before it is written);
+* ``DENSE2[R]``, ``DENSE4[R]``: a one- or two-qubit dense gate on every group of its
+  runs, in registers (:func:`_dense_in_registers`);
+* ``GATHER[R, T]``, ``SCATTER[R, T]``: T runs between the interleaved state and the
+  buffers (:func:`_run_copy`).
 
 Indices are amplitude indices into the float arrays; the callers (the generated stage
 loops) compute them inside the chunk, so no bounds are checked here.
@@ -28,7 +32,7 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
-from . import simd
+from . import _stages, simd
 from .simd import Loop, add, float_width, sub
 
 #: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
@@ -170,27 +174,35 @@ def vector_at_amp(builder, base, amp, ftype, floats):
     return builder.bitcast(f, ir.VectorType(ftype, floats).as_pointer())
 
 
-def _copy(builder, ptrs, re_ptr, im_ptr, lanes, align, to_buffer):
-    """Interleaved amplitudes at ``ptrs`` (one vector of 2R floats, or R pairs) to split
-    real and imaginary vectors, or back."""
+def _copy(builder, ptrs, re_ptr, im_ptr, lanes, tile, align, to_buffer):
+    """Interleaved amplitudes to split real and imaginary vectors, or back. ``ptrs`` are
+    segments (one after another, of equal length) holding amplitudes a = l * tile + t
+    for lane l < lanes, t < tile; the buffer holds runs t, each of its lanes l in a row."""
+    count = lanes * tile
+    order = [l * tile + t for t in range(tile) for l in range(lanes)]
     if to_buffer:
         whole = _concat(builder, [builder.load(q, align=align) for q in ptrs])
-        builder.store(_lanes(builder, whole, range(0, 2 * lanes, 2)), re_ptr, align=align)
-        builder.store(_lanes(builder, whole, range(1, 2 * lanes, 2)), im_ptr, align=align)
+        builder.store(_lanes(builder, whole, [2 * a for a in order]), re_ptr, align=align)
+        builder.store(_lanes(builder, whole, [2 * a + 1 for a in order]), im_ptr,
+                      align=align)
         return
     both = _concat(builder, [builder.load(re_ptr, align=align),
                              builder.load(im_ptr, align=align)])
-    whole = _lanes(builder, both, [k for i in range(lanes) for k in (i, lanes + i)])
-    width = 2 * lanes // len(ptrs)
+    at = {a: i for i, a in enumerate(order)}
+    whole = _lanes(builder, both, [c * count + at[a] for a in range(count) for c in (0, 1)])
+    width = 2 * count // len(ptrs)
     for i, q in enumerate(ptrs):
         builder.store(_lanes(builder, whole, range(width * i, width * (i + 1))), q,
                       align=align)
 
 
-def _run_copy(lanes, to_buffer):
-    """GATHER[R](st, p, spec, re, im, d0): the R amplitudes st[p + spec[i]] into re and
-    im from d0; SCATTER[R](st, p, spec, re, im, d0) the other way. One 16- or 8-byte load
-    (store) per amplitude, and shuffles that split (join) real and imaginary parts."""
+def _run_copy(lanes, tile, to_buffer):
+    """GATHER[R, T](st, p, spec, re, im, d0): T runs, the amplitudes st[p + spec[l] + t]
+    (lane l < R of run t < T) into re and im from d0; SCATTER[R, T](...) the other way.
+    Each lane's T amplitudes are one load (store) and shuffles split (join) real and
+    imaginary parts and transpose lanes and runs: a tile of T consecutive amplitudes
+    reads whole cache lines where the lanes are far apart. For T = 1 where spec[l] == l
+    the run is one load."""
     @intrinsic
     def copy(typingctx, st, p, spec, re, im, d0):
         if not (isinstance(st, types.Array) and isinstance(st.dtype, types.Complex)
@@ -206,8 +218,21 @@ def _run_copy(lanes, to_buffer):
             p_re, p_im = (_data(context, builder, a[k], args[k]) for k in (3, 4))
             p, d0 = args[1], args[5]
             align = float_width(ftype)
-            re_ptr = _vector_ptr(builder, p_re, d0, lanes)
-            im_ptr = _vector_ptr(builder, p_im, d0, lanes)
+            re_ptr = _vector_ptr(builder, p_re, d0, lanes * tile)
+            im_ptr = _vector_ptr(builder, p_im, d0, lanes * tile)
+
+            def segments():
+                ptrs = []
+                for i in range(lanes):
+                    off = builder.load(builder.gep(p_spec, [ir.IntType(64)(i)],
+                                                   inbounds=True))
+                    ptrs.append(vector_at_amp(builder, base, builder.add(p, off), ftype,
+                                              2 * tile))
+                _copy(builder, ptrs, re_ptr, im_ptr, lanes, tile, align, to_buffer)
+
+            if tile > 1:
+                segments()
+                return context.get_dummy_value()
             first = builder.load(builder.gep(p_spec, [ir.IntType(64)(0)], inbounds=True))
             last = builder.load(builder.gep(p_spec, [ir.IntType(64)(lanes - 1)],
                                             inbounds=True))
@@ -218,19 +243,15 @@ def _run_copy(lanes, to_buffer):
                 with wide:  # one 2R-float vector
                     start = builder.add(p, first)
                     whole_ptr = vector_at_amp(builder, base, start, ftype, 2 * lanes)
-                    _copy(builder, [whole_ptr], re_ptr, im_ptr, lanes, align, to_buffer)
+                    _copy(builder, [whole_ptr], re_ptr, im_ptr, lanes, 1, align,
+                          to_buffer)
                 with scattered:  # R pairs
-                    ptrs = []
-                    for i in range(lanes):
-                        off = builder.load(builder.gep(p_spec, [ir.IntType(64)(i)],
-                                                       inbounds=True))
-                        ptrs.append(vector_at_amp(builder, base, builder.add(p, off), ftype, 2))
-                    _copy(builder, ptrs, re_ptr, im_ptr, lanes, align, to_buffer)
+                    segments()
             return context.get_dummy_value()
 
         return sig, codegen
 
-    copy.__name__ = f"{'gather' if to_buffer else 'scatter'}_{lanes}"
+    copy.__name__ = f"{'gather' if to_buffer else 'scatter'}_{lanes}x{tile}"
     return copy
 
 
@@ -313,8 +334,10 @@ def _piece(lanes):
 LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
 DENSE2 = {r: _dense_in_registers(r, 1, _piece(r)) for r in RUN_LENGTHS}
 DENSE4 = {r: _dense_in_registers(r, 2, _piece(r)) for r in RUN_LENGTHS}
-GATHER = {r: _run_copy(r, True) for r in RUN_LENGTHS}
-SCATTER = {r: _run_copy(r, False) for r in RUN_LENGTHS}
+#: Tiles of consecutive runs a lane copies at once (:func:`_stages.tables`).
+TILES = tuple(1 << j for j in range(_stages.TILE_BITS + 1))
+GATHER = {(r, t): _run_copy(r, t, True) for r in RUN_LENGTHS for t in TILES}
+SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 ROW = {r: _row(r) for r in RUN_LENGTHS}
 
 

@@ -27,6 +27,8 @@ from .fusion import is_diagonal, span
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
 OP_HEAD = 6
+#: log2 of the most runs a chunk copy moves at once: 8, a cache line of complex64.
+TILE_BITS = 3
 DENSE, DIAGONAL = 0, 1
 
 
@@ -35,7 +37,7 @@ class Stage(NamedTuple):
     w: int              # run bits: buffer bits 0..w-1, untouched by every gate
     gates: tuple        # the instructions, in the order they run
     outer: np.ndarray   # chunk-index bit i -> physical bit outer[i]
-    tables: tuple       # (rlo, rhi, spec, hshift): see `tables`
+    tables: tuple       # (rlo, rhi, spec, hshift, tile): see `tables`
     ops: np.ndarray     # one row per gate: OP_HEAD columns, then its sorted run-space bits
     offs: np.ndarray    # per gate, the run offset of each of its 2**t matrix indices
     matrix: np.ndarray  # every gate's matrix (row-major) or diagonal, one after another
@@ -102,9 +104,13 @@ def stage(gates, n, b, w, active):
 
 
 def tables(local, w):
-    """(rlo, rhi, spec, hshift): run rj of the buffer (its bits are buffer bits w and up)
-    starts at the chunk's base + rlo[rj & lo] + rhi[rj >> hshift] in the state (two
-    half-size tables instead of one per run), and its i-th amplitude is spec[i] further."""
+    """(rlo, rhi, spec, hshift, tile): run rj of the buffer (its bits are buffer bits w and
+    up) starts at the chunk's base + rlo[rj & lo] + rhi[rj >> hshift] in the state (two
+    half-size tables instead of one per run), and its i-th amplitude is spec[i] further.
+    ``tile`` runs are copied at once: 1 where a run is consecutive amplitudes (spec[i] ==
+    i), else up to 2**TILE_BITS runs whose starts are consecutive amplitudes (their bits
+    are the lowest qubits), so that each lane's amplitudes are read a cache line at a
+    time."""
     def table(bits):
         x = np.arange(1 << len(bits), dtype=np.int64)
         out = np.zeros_like(x)
@@ -114,4 +120,8 @@ def tables(local, w):
 
     runs = local[w:]
     h = (len(runs) + 1) // 2
-    return table(runs[:h]), table(runs[h:]), table(local[:w]), h
+    bits = 0
+    if tuple(local[:w]) != tuple(range(w)):
+        while bits < min(TILE_BITS, h) and runs[bits] == bits:
+            bits += 1
+    return table(runs[:h]), table(runs[h:]), table(local[:w]), h, 1 << bits

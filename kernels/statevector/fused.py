@@ -107,7 +107,7 @@ def run_bits(dtype):
 
 
 _TEMPLATE = """
-def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
+def {NAME}(st, outer, rlo, rhi, spec, hshift, T, ops, offs, m_re, m_im,
            buf_re, buf_im, s_re, s_im):
     R = {R}
     n_workers = buf_re.shape[0]
@@ -124,8 +124,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
             base = 0
             for i in range(outer.size):
                 base |= ((ch >> i) & 1) << outer[i]
-            for rj in range(nruns):
-                GATHER(st, base + rlo[rj & lmask] + rhi[rj >> hshift], spec, bre, bim, rj * R)
+{GATHER}
             for o in range(ops.shape[0]):
                 kind = ops[o, 0]
                 K = 1 << ops[o, 1]
@@ -138,8 +137,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, ops, offs, m_re, m_im,
                     mask |= 1 << ops[o, {HEAD} + j]
                 groups = nruns >> nb
 {OPS}
-            for rj in range(nruns):
-                SCATTER(st, base + rlo[rj & lmask] + rhi[rj >> hshift], spec, bre, bim, rj * R)
+{SCATTER}
 """
 
 #: One gate on every group of its runs. The groups are the run indices r with the gate's
@@ -177,7 +175,22 @@ def _ops():
     return _codegen.indent(lines, 4)
 
 
-_INTRINSICS = ("LOAD_RUNS", "ROW", "GATHER", "SCATTER", "DENSE2", "DENSE4")
+#: The copy between the state and a chunk's buffers, T runs at a time: one loop per tile.
+_COPY = """\
+for rt in range(0, nruns, {T}):
+    {KIND}_{T}(st, base + rlo[rt & lmask] + rhi[rt >> hshift], spec, bre, bim, rt * R)
+"""
+
+
+def _copies(kind):
+    lines = []
+    for i, t in enumerate(reversed(_fused_simd.TILES)):
+        lines.append("else:" if t == 1 else f"{'if' if i == 0 else 'elif'} T == {t}:")
+        lines += ["    " + line for line in _COPY.format(T=t, KIND=kind).splitlines()]
+    return _codegen.indent(lines, 3)
+
+
+_INTRINSICS = ("LOAD_RUNS", "ROW", "DENSE2", "DENSE4")
 
 
 def _source():
@@ -186,7 +199,11 @@ def _source():
     out = [head]
     for r in _fused_simd.RUN_LENGTHS:
         out.append("".join(f"{k}_{r} = _fused_simd.{k}[{r}]\n" for k in _INTRINSICS))
+        out.append("".join(f"{k}_{r}_{t} = _fused_simd.{k}[{r}, {t}]\n"
+                           for k in ("GATHER", "SCATTER") for t in _fused_simd.TILES))
         body = _TEMPLATE.replace("{OPS}", _ops())
+        for k in ("GATHER", "SCATTER"):
+            body = body.replace("{%s}" % k, _copies(k)).replace(f"{k}_", f"{k}_{r}_")
         for k in _INTRINSICS:
             body = body.replace(f"{k}(", f"{k}_{r}(")
         body = body.replace("{R}", str(r)).replace("{HEAD}", str(_stages.OP_HEAD))

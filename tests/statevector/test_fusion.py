@@ -94,6 +94,23 @@ def test_every_library_circuit_fused(name, dtype, rng):
                                        atol=1e-12 if dtype == np.complex128 else 2e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("active, tile", [((5, 7), 1), ((1, 5), 1), ((0, 6), 2),
+                                          ((0, 1, 7), 4), ((0, 1, 2, 3, 8), 8)])
+def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
+    """Gates on the lowest qubits leave the runs' lanes on higher ones, so that a chunk
+    copy moves several runs at once (1 where a run is consecutive or its lanes are
+    interleaved with its runs, up to 8)."""
+    n = 11
+    circuit = [Instruction("dense", gates.random_unitary(2, rng), (a, b), (), ())
+               for a, b in zip(active, active[1:] + active[:1])]
+    program = fused.compile(circuit, n, dtype, max_qubits=2, block=9)
+    assert [s.tables[-1] for s in program.stages] == [tile]
+    state = random_state(n, rng).astype(dtype)
+    np.testing.assert_allclose(program(state.copy()), unfused(circuit, state),
+                               atol=1e-12 if dtype == np.complex128 else 2e-5)
+
+
 def test_fusion_merges_what_the_model_says():
     """Three rotations on one qubit become one 2x2; a diagonal run stays diagonal; a gate
     on a qubit no earlier gate touched opens a block of its own."""
