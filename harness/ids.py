@@ -14,7 +14,7 @@ COPY_BANDWIDTH = "machine.MemoryBandwidth.track_copy_bandwidth"
 INPLACE_BANDWIDTH = "machine.MemoryBandwidth.track_inplace_bandwidth"
 LEVEL_BANDWIDTH = "machine.LevelBandwidth.track_inplace_bandwidth"
 FUSED_TIME = "statevector_fusion.FusedCircuit.time_circuit"
-FUSED_TIME_64 = "statevector_fusion.FusedCircuitComplex64.time_circuit"
+FUSED64_TIME = "statevector_fusion.FusedCircuitComplex64.time_circuit"
 FUSED_PASSES = "statevector_fusion.FusedPasses.track_passes"
 
 # AD

@@ -36,8 +36,8 @@ class MemoryBandwidth:
     def track_inplace_bandwidth(self):
         """Every amplitude read, scaled and written back in place: a gate kernel's access
         pattern without its arithmetic, so the ceiling an in-place kernel can reach."""
-        t = _best(lambda: np.multiply(self.src, 1.0, out=self.src))
-        return 2 * self.src.nbytes / t / 1e9
+        from harness.statevector import levels
+        return levels.update_gbs(self.src, _best)
 
 
 class LevelBandwidth:

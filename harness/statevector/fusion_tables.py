@@ -9,7 +9,7 @@ from harness.statevector import levels
 from harness.timing import format_seconds
 
 #: The fusion suite's benchmarks, per precision.
-SUITES = (("complex128", ids.FUSED_TIME), ("complex64", ids.FUSED_TIME_64))
+SUITES = (("complex128", ids.FUSED_TIME), ("complex64", ids.FUSED64_TIME))
 OWN_UNFUSED = "stride"
 
 

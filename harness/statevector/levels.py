@@ -54,9 +54,14 @@ def inplace_gbs(level, max_seconds=0.5):
     The fastest of repeated passes, after one that brings the buffer in."""
     a = np.ones(yardstick_bytes(level) // 16, dtype=np.complex128)
     np.multiply(a, 1.0, out=a)
-    seconds = best_seconds(lambda: np.multiply(a, 1.0, out=a), repeat=7,
-                           max_seconds=max_seconds, min_sample=0.002)
-    return 2 * a.nbytes / seconds / 1e9
+    return update_gbs(a, lambda fn: best_seconds(fn, repeat=7, max_seconds=max_seconds,
+                                                 min_sample=0.002))
+
+
+def update_gbs(a, best):
+    """GB/s (bytes read + bytes written) of the in-place update of ``a``, timed by
+    ``best`` (a function of the call that returns its best seconds)."""
+    return 2 * a.nbytes / best(lambda: np.multiply(a, 1.0, out=a)) / 1e9
 
 
 def effective_gbs(passes, nbytes, seconds):

@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .bits import bcomspace
 from .fusion import is_diagonal, span
 
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
@@ -91,15 +92,14 @@ def stage(gates, n, b, w, active):
                sum(len(x) for x in offs), sum(v << c for c, v in zip(ctrls, vals)),
                len(targets) + len(ctrls)] + sorted(targets + ctrls)
         rows.append(row)
-        offs.append([sum(((c >> j) & 1) << t for j, t in enumerate(targets))
-                     for c in range(1 << len(targets))])
+        offs.append(bcomspace(b - w, targets))
         mats.append(np.diagonal(m) if diagonal else m.ravel())
     width = OP_HEAD + max((r[5] for r in rows), default=0)
     ops = np.zeros((len(rows), width), dtype=np.int64)
     for k, r in enumerate(rows):
         ops[k, :len(r)] = r
     return Stage(local, w, tuple(gates), outer, tables(local, w), ops,
-                 np.array([o for x in offs for o in x], dtype=np.int64),
+                 np.concatenate(offs) if offs else np.zeros(0, dtype=np.int64),
                  np.concatenate(mats) if mats else np.zeros(0, dtype=np.complex128))
 
 
@@ -111,17 +111,12 @@ def tables(local, w):
     i), else up to 2**TILE_BITS runs whose starts are consecutive amplitudes (their bits
     are the lowest qubits), so that each lane's amplitudes are read a cache line at a
     time."""
-    def table(bits):
-        x = np.arange(1 << len(bits), dtype=np.int64)
-        out = np.zeros_like(x)
-        for j, p in enumerate(bits):
-            out |= ((x >> j) & 1) << p
-        return out
-
     runs = local[w:]
     h = (len(runs) + 1) // 2
     bits = 0
     if tuple(local[:w]) != tuple(range(w)):
         while bits < min(TILE_BITS, h) and runs[bits] == bits:
             bits += 1
-    return table(runs[:h]), table(runs[h:]), table(local[:w]), h, 1 << bits
+    b = len(local)
+    return (bcomspace(b, runs[:h]), bcomspace(b, runs[h:]), bcomspace(b, local[:w]), h,
+            1 << bits)

@@ -22,6 +22,7 @@ from functools import reduce
 
 import numpy as np
 
+from .bits import bcomspace
 from .circuits import Instruction
 
 #: The widest fused gate the planner and the fused kernels take.
@@ -131,7 +132,6 @@ def embed(inst, qubits):
     out[cols[~match], cols[~match]] = 1
     matrix = np.asarray(inst.matrix, dtype=np.complex128)
     on = cols[match]
-    for r in range(1 << len(targets)):
-        rows = cleared[match] | sum(((r >> j) & 1) << p for j, p in enumerate(targets))
-        out[rows, on] = matrix[r, sub[match]]
+    for r, offset in enumerate(bcomspace(len(qubits), targets)):
+        out[cleared[match] | offset, on] = matrix[r, sub[match]]
     return out
