@@ -179,7 +179,7 @@ def _copy(builder, ptrs, re_ptr, im_ptr, lanes, tile, align, to_buffer):
     segments (one after another, of equal length) holding amplitudes a = l * tile + t
     for lane l < lanes, t < tile; the buffer holds runs t, each of its lanes l in a row."""
     count = lanes * tile
-    order = [l * tile + t for t in range(tile) for l in range(lanes)]
+    order = [lane * tile + t for t in range(tile) for lane in range(lanes)]
     if to_buffer:
         whole = _concat(builder, [builder.load(q, align=align) for q in ptrs])
         builder.store(_lanes(builder, whole, [2 * a for a in order]), re_ptr, align=align)
@@ -253,6 +253,37 @@ def _run_copy(lanes, tile, to_buffer):
 
     copy.__name__ = f"{'gather' if to_buffer else 'scatter'}_{lanes}x{tile}"
     return copy
+
+
+def _prefetch(lanes):
+    """PREFETCH[R](st, p, spec): ask for the line of each lane's amplitude st[p + spec[l]]
+    ahead of its copy, for reading and writing: a chunk's tiles lie far apart in the
+    state (their starts are 2**q amplitudes apart for the stage's lowest outer qubit q),
+    a stride the hardware prefetchers do not follow far enough."""
+    @intrinsic
+    def prefetch(typingctx, st, p, spec):
+        sig = types.void(st, types.intp, spec)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            base, ftype, _ = simd.state_pointer(context, builder, a[0], args[0])
+            p_spec = _data(context, builder, a[2], args[2])
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                "llvm.prefetch.p0")
+            for i in range(lanes):
+                off = builder.load(builder.gep(p_spec, [ir.IntType(64)(i)], inbounds=True))
+                amp = builder.add(args[1], off)
+                f = builder.gep(base, [builder.shl(amp, amp.type(1))], inbounds=True)
+                builder.call(fn, [builder.bitcast(f, i8p), i32(1), i32(3), i32(1)])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    prefetch.__name__ = f"prefetch_{lanes}"
+    return prefetch
 
 
 def _dense_in_registers(lanes, k, width):
@@ -339,6 +370,7 @@ TILES = tuple(1 << j for j in range(_stages.TILE_BITS + 1))
 GATHER = {(r, t): _run_copy(r, t, True) for r in RUN_LENGTHS for t in TILES}
 SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 ROW = {r: _row(r) for r in RUN_LENGTHS}
+PREFETCH = {r: _prefetch(r) for r in RUN_LENGTHS}
 
 
 def source_digest():
