@@ -16,7 +16,7 @@ vector into what the host has: AVX-512 or AVX2 registers for numba's host CPU.
   A dense gate's row is a sum over its columns' runs in the scratch; a diagonal entry is
   a sum of one term, the run itself (read before it is written);
 * ``DENSE2[R]``, ``DENSE4[R]``: a one- or two-qubit dense gate on every group of its
-  runs, in registers (:func:`_dense_in_registers`);
+  runs, in registers (:func:`_dense_in_registers`); ``DIAGONAL[R]`` a diagonal one;
 * ``GATHER[R, T]``, ``SCATTER[R, T]``: T runs between the interleaved state and the
   buffers (:func:`_run_copy`).
 
@@ -341,6 +341,54 @@ def _dense_in_registers(lanes, k, width):
     return dense
 
 
+def _diagonal(lanes):
+    """DIAGONAL[R](re, im, offs, o0, count, mask, ctrl, groups, m_re, m_im, m0): the
+    diagonal gate of ``count`` entries on every group of its runs (as in
+    :func:`_dense_in_registers`): run r0 + offs[o0 + c] times entry m0 + c, in place."""
+    @intrinsic
+    def diagonal(typingctx, re, im, offs, o0, count, mask, ctrl, groups, m_re, m_im, m0):
+        _check("fused diagonal", (re, im, m_re, m_im))
+        sig = types.void(re, im, offs, types.intp, types.intp, types.intp, types.intp,
+                         types.intp, m_re, m_im, types.intp)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            p_re, p_im, p_offs, pm_re, pm_im = (_data(context, builder, a[j], args[j])
+                                                for j in (0, 1, 2, 8, 9))
+            o0, count, mask, ctrl, groups, m0 = (args[j] for j in (3, 4, 5, 6, 7, 10))
+            intp = o0.type
+            ftype = p_re.type.pointee
+            align = float_width(ftype)
+            f = ("contract",)
+            run = cgutils.alloca_once_value(builder, intp(0))
+            with Loop(builder, intp(0), groups, 1):
+                r = builder.load(run)
+                first = builder.or_(r, ctrl)
+                with Loop(builder, intp(0), count, 1) as c:
+                    off = builder.load(builder.gep(p_offs, [builder.add(o0, c)],
+                                                   inbounds=True))
+                    at = builder.mul(builder.add(first, off), intp(lanes))
+                    k = builder.add(m0, c)
+                    mr, mi = (_broadcast(builder, builder.load(builder.gep(
+                        pm, [k], inbounds=True)), lanes) for pm in (pm_re, pm_im))
+                    x, y = (builder.load(_vector_ptr(builder, p, at, lanes), align=align)
+                            for p in (p_re, p_im))
+                    new_re = sub(builder, builder.fmul(mr, x, flags=f),
+                                 builder.fmul(mi, y, flags=f))
+                    new_im = add(builder, builder.fmul(mr, y, flags=f),
+                                 builder.fmul(mi, x, flags=f))
+                    for p, v in ((p_re, new_re), (p_im, new_im)):
+                        builder.store(v, _vector_ptr(builder, p, at, lanes), align=align)
+                builder.store(builder.and_(builder.add(builder.or_(r, mask), intp(1)),
+                                           builder.not_(mask)), run)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    diagonal.__name__ = f"diagonal_{lanes}"
+    return diagonal
+
+
 def _complex_dot(builder, entries, xs):
     """sum over c of entries[c] * xs[c] for split complex vectors, as two multiply-adds per
     term on each accumulator (re += a x - b y, im += a y + b x), so that LLVM emits FMAs."""
@@ -371,6 +419,7 @@ GATHER = {(r, t): _run_copy(r, t, True) for r in RUN_LENGTHS for t in TILES}
 SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 ROW = {r: _row(r) for r in RUN_LENGTHS}
 PREFETCH = {r: _prefetch(r) for r in RUN_LENGTHS}
+DIAGONAL = {r: _diagonal(r) for r in RUN_LENGTHS}
 
 
 def source_digest():

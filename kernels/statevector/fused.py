@@ -145,7 +145,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, T, ops, offs, m_re, m_im,
 #: sets the control bits. Dense gates of 2 and 4 columns (the common one- and two-qubit
 #: gates) loop in :func:`_fused_simd._dense_in_registers`, with no scratch; wider ones
 #: copy each group's runs to the scratch (LOAD_RUNS), then write one ROW per matrix row;
-#: a diagonal multiplies each run by its entry.
+#: a diagonal multiplies each run by its entry (DIAGONAL).
 _GROUPS = """\
 r = 0
 for g in range(groups):
@@ -158,20 +158,15 @@ _DENSE = """\
     for row in range(K):
         ROW(sre, sim, 0, R, K, m_re, m_im, m0 + row * K, bre, bim, (r0 + offs[oo + row]) * R)
 """
-_DIAGONAL = """\
-    for c in range(K):
-        a = (r0 + offs[oo + c]) * R
-        ROW(bre, bim, a, 0, 1, m_re, m_im, m0 + c, bre, bim, a)
-"""
 _DENSE_SMALL = "DENSE{K}(bre, bim, offs, oo, mask, ctrl, groups, m_re, m_im, m0)"
 
 
 def _ops():
     lines = ["if kind == 0 and K == 2:", "    " + _DENSE_SMALL.format(K=2),
              "elif kind == 0 and K == 4:", "    " + _DENSE_SMALL.format(K=4)]
-    for test, body in (("elif kind == 0:", _DENSE), ("else:", _DIAGONAL)):
-        lines.append(test)
-        lines += ["    " + line for line in _GROUPS.replace("{BODY}\n", body).splitlines()]
+    lines.append("elif kind == 0:")
+    lines += ["    " + line for line in _GROUPS.replace("{BODY}\n", _DENSE).splitlines()]
+    lines += ["else:", "    DIAGONAL(bre, bim, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)"]
     return _codegen.indent(lines, 4)
 
 
@@ -203,7 +198,7 @@ def _copies(kind):
     return _codegen.indent(lines, 3)
 
 
-_INTRINSICS = ("LOAD_RUNS", "ROW", "DENSE2", "DENSE4", "PREFETCH")
+_INTRINSICS = ("LOAD_RUNS", "ROW", "DENSE2", "DENSE4", "DIAGONAL", "PREFETCH")
 
 
 def _source():
