@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .bits import bcomspace
-from .fusion import is_diagonal, span
+from .fusion import is_diagonal, is_swap, span
 
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
@@ -38,7 +38,8 @@ class Stage(NamedTuple):
     w: int              # run bits: buffer bits 0..w-1, untouched by every gate
     gates: tuple        # the instructions, in the order they run
     outer: np.ndarray   # chunk-index bit i -> physical bit outer[i]
-    tables: tuple       # (rlo, rhi, spec, hshift, tile): see `tables`
+    tables: tuple       # (rlo, rhi, spec, hshift, tile) of the copy in: see `tables`
+    back: tuple         # ... of the copy back: buffer bits relabelled by the stage's SWAPs
     ops: np.ndarray     # one row per gate: OP_HEAD columns, then its sorted run-space bits
     offs: np.ndarray    # per gate, the run offset of each of its 2**t matrix indices
     matrix: np.ndarray  # every gate's matrix (row-major) or diagonal, one after another
@@ -71,12 +72,32 @@ def plan(instructions, n, block_qubits, run_bits, fuse=None):
             else:
                 left.append(inst)
                 blocked |= qubits
-        steps.append(stage(fuse(taken) if fuse else taken, n, b, w, active))
+        gates, moved = relabel(taken)
+        steps.append(stage(fuse(gates) if fuse else gates, n, b, w, active, moved))
         remaining = left
     return steps
 
 
-def stage(gates, n, b, w, active):
+def relabel(gates):
+    """``gates`` without their SWAPs, and where the swaps leave each qubit's amplitudes:
+    (gates, {qubit: qubit}). A gate after SWAP(a, b) on a is the same gate on b before
+    it, so every swap moves to the end of the stage, where it costs nothing: the chunk
+    is copied back with its bits relabelled."""
+    where = {}  # a later gate on q acts on where.get(q, q)
+    out = []
+    for g in gates:
+        if is_swap(g):
+            a, b = g.locs
+            where[a], where[b] = where.get(b, b), where.get(a, a)
+            continue
+        if where:
+            g = g._replace(locs=tuple(where.get(q, q) for q in g.locs),
+                           ctrl_locs=tuple(where.get(q, q) for q in g.ctrl_locs))
+        out.append(g)
+    return out, {v: k for k, v in where.items()}
+
+
+def stage(gates, n, b, w, active, moved=None):
     spectators = [q for q in range(n) if q not in active][:b - len(active)]
     local = tuple(spectators[:w]) + tuple(sorted(set(spectators[w:]) | active))
     bit = {q: j for j, q in enumerate(local)}
@@ -98,7 +119,8 @@ def stage(gates, n, b, w, active):
     ops = np.zeros((len(rows), width), dtype=np.int64)
     for k, r in enumerate(rows):
         ops[k, :len(r)] = r
-    return Stage(local, w, tuple(gates), outer, tables(local, w), ops,
+    back = tuple((moved or {}).get(q, q) for q in local)
+    return Stage(local, w, tuple(gates), outer, tables(local, w), tables(back, w), ops,
                  np.concatenate(offs) if offs else np.zeros(0, dtype=np.int64),
                  np.concatenate(mats) if mats else np.zeros(0, dtype=np.complex128))
 

@@ -107,7 +107,7 @@ def run_bits(dtype):
 
 
 _TEMPLATE = """
-def {NAME}(st, outer, rlo, rhi, spec, hshift, T, ops, offs, m_re, m_im,
+def {NAME}(st, outer, rlo, rhi, spec, hshift, T, blo, bhi, bT, ops, offs, m_re, m_im,
            buf_re, buf_im, s_re, s_im):
     R = {R}
     n_workers = buf_re.shape[0]
@@ -178,7 +178,7 @@ def _ops():
 AHEAD = 8
 _COPY = """\
 for rt in range(0, nruns, {T}):
-{FETCH}    {KIND}_{T}(st, base + rlo[rt & lmask] + rhi[rt >> hshift], spec, bre, bim, rt * R)
+{FETCH}    {KIND}_{T}(st, base + {LO}[rt & lmask] + {HI}[rt >> hshift], spec, bre, bim, rt * R)
 """
 _FETCH = """\
     ahead = rt + {AHEAD}
@@ -188,13 +188,15 @@ _FETCH = """\
 
 
 def _copies(kind):
+    """The copy in (GATHER, tables rlo, rhi, T) or back (SCATTER, tables blo, bhi, bT)."""
+    lo, hi, tile = ("rlo", "rhi", "T") if kind == "GATHER" else ("blo", "bhi", "bT")
     lines = []
     for i, t in enumerate(reversed(_fused_simd.TILES)):
-        lines.append("else:" if t == 1 else f"{'if' if i == 0 else 'elif'} T == {t}:")
+        lines.append("else:" if t == 1 else f"{'if' if i == 0 else 'elif'} {tile} == {t}:")
         fetch = _FETCH.format(AHEAD=t * AHEAD) if kind == "GATHER" and t < max(
             _fused_simd.TILES) else ""
         lines += ["    " + line
-                  for line in _COPY.format(T=t, KIND=kind, FETCH=fetch).splitlines()]
+                  for line in _COPY.format(T=t, KIND=kind, FETCH=fetch, LO=lo, HI=hi).splitlines()]
     return _codegen.indent(lines, 3)
 
 
@@ -257,7 +259,8 @@ class Program:
                                           g.ctrl_vals or None, dtype=dtype))
                 continue
             m = step.matrix
-            args = (step.outer, *step.tables, step.ops, step.offs,
+            blo, bhi, _, _, btile = step.back  # the lanes and the table split are the same
+            args = (step.outer, *step.tables, blo, bhi, btile, step.ops, step.offs,
                     np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))
             self.steps.append((1 << step.w, args))
         self.stages = [s for s in steps if isinstance(s, _stages.Stage)]

@@ -11,7 +11,8 @@ and name included.
 Whether a gate joins is the cost model's call, not just whether it fits in k qubits: a
 dense gate on m qubits costs 2**m complex multiply-adds per amplitude, a diagonal one,
 and every gate costs one more pass over the amplitudes (``pass_cost``, in the same unit);
-controls divide both by 2 each (only the matching amplitudes are touched). A gate joins
+controls divide both by 2 each (only the matching amplitudes are touched), and a SWAP
+alone costs nothing (the fused backend relabels qubits instead). A gate joins
 when the joined block costs no more than the two apart. So three rotations on one qubit
 become one 2x2, a CNOT joins the rotations next to it, and two unrelated single-qubit gates
 stay apart when a pass is cheap and are joined when it is not (the fused backend runs
@@ -22,6 +23,7 @@ from functools import reduce
 
 import numpy as np
 
+from . import gates
 from .bits import bcomspace
 from .circuits import Instruction
 
@@ -79,6 +81,13 @@ def is_diagonal(inst):
     return not np.any(m - np.diag(np.diagonal(m)))
 
 
+def is_swap(inst):
+    """An uncontrolled exchange of two qubits (by its matrix, whatever its name): the
+    fused backend runs it as a relabelling, with no arithmetic and no pass of its own."""
+    return (not inst.ctrl_locs and len(inst.locs) == 2
+            and np.array_equal(np.asarray(inst.matrix), gates.SWAP))
+
+
 class _Block:
     def __init__(self, gates, pass_cost, qubits=None, diagonal=None):
         self.gates, self.pass_cost = gates, pass_cost
@@ -95,6 +104,8 @@ class _Block:
     def cost(self):
         if len(self.gates) == 1:
             g = self.gates[0]
+            if is_swap(g):
+                return 0.0
             work = 1 if self.diagonal else 1 << len(g.locs)
             return (work + self.pass_cost) / (1 << len(g.ctrl_locs))
         if self.diagonal:  # a diagonal gate is diagonal once merged: named so

@@ -22,9 +22,15 @@ DIAGONALS = ("Rz", "phase", "T", "S", "Z")
 
 def random_gates(n, rng, count):
     """Dense gates on 1-3 qubits (some controlled, on 0 or 1) mixed with runs of
-    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases), on random qubits."""
+    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases) and SWAPs (plain, the
+    fused backend relabels them, and controlled), on random qubits."""
     out = []
     while len(out) < count:
+        if n > 1 and rng.random() < 0.15:
+            q = rng.permutation(n)[:3].tolist()
+            ctrl = (q[2],) if n > 2 and rng.random() < 0.3 else ()
+            out.append(Instruction("SWAP", gates.SWAP, (q[0], q[1]), ctrl, (1,) * len(ctrl)))
+            continue
         if rng.random() < 0.4:  # a run of diagonal gates
             for _ in range(int(rng.integers(1, 5))):
                 name = DIAGONALS[int(rng.integers(len(DIAGONALS)))]
