@@ -31,11 +31,12 @@ from .circuits import Instruction
 MAX_QUBITS = 6
 
 #: A gate's pass over amplitudes that sit in L2, in complex multiply-adds per amplitude.
-#: Measured on the fused kernels (2-core AMD EPYC, AVX2): a dense 2-qubit gate takes about
-#: twice its multiply-adds' time, the rest is the pass (loads, stores, the scratch copy,
-#: the index work); of 2, 4 and 6, 4 gave the lowest times on QCBM, QFT, QV and random
-#: at 20 qubits in both precisions (within this machine's noise for 6).
-L2_PASS_COST = 4.0
+#: Measured on the fused kernels (2-core AMD EPYC, AVX2, one thread, interleaved): over
+#: QCBM, QFT, QV and random at 20 qubits, both precisions and k = 1, 2, 4, 6, a cost of
+#: 2 gave the lowest total at the default k = 4 (11% below 4; 1 and 8 were no better),
+#: now that the kernels loop over a gate's groups themselves and a 1-qubit gate in L2
+#: takes about 1.3x its multiply-adds' time.
+L2_PASS_COST = 2.0
 
 
 def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
