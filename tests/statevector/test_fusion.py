@@ -117,6 +117,26 @@ def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
                                atol=1e-12 if dtype == np.complex128 else 2e-5)
 
 
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_swaps_are_relabellings(dtype, rng):
+    """A stage applies no SWAP: the gates after one act on the swapped qubits and the
+    chunk is copied back relabelled, so a circuit of SWAPs alone makes stages with no
+    gates in them, and a SWAP between gates leaves the same state as applying it."""
+    n = 9
+    swaps = [Instruction("SWAP", gates.SWAP, (a, b)) for a, b in ((0, 5), (5, 8), (1, 2))]
+    program = fused.compile(swaps, n, dtype, max_qubits=2, block=7)
+    assert program.info["stages"] >= 1 and program.info["fused_gates"] == 0
+    assert all(len(s.ops) == 0 for s in program.stages)
+    state = random_state(n, rng).astype(dtype)
+    np.testing.assert_array_equal(program(state.copy()), unfused(swaps, state).astype(dtype))
+    mixed = [circuits.gate("H", 0), swaps[0], circuits.gate("Rz", 0, theta=0.3),
+             circuits.gate("X", 5, ctrl=(1,)), swaps[2], circuits.gate("Ry", 2, theta=1.1)]
+    program = fused.compile(mixed, n, dtype, max_qubits=1, block=7)
+    assert sum(len(s.ops) for s in program.stages) == len(mixed) - 2
+    np.testing.assert_allclose(program(state.copy()), unfused(mixed, state),
+                               atol=1e-12 if dtype == np.complex128 else 2e-5)
+
+
 def test_fusion_merges_what_the_model_says():
     """Three rotations on one qubit become one 2x2; a diagonal run stays diagonal; a gate
     on a qubit no earlier gate touched opens a block of its own."""
