@@ -286,6 +286,30 @@ def _prefetch(lanes):
     return prefetch
 
 
+class _Groups:
+    """``for`` every group of a gate's runs, emitted into ``builder``: ``with _Groups(b,
+    mask, ctrl, groups) as r0`` runs the body with r0 = r | ctrl for each of ``groups``
+    run indices r with the bits of ``mask`` (the gate's targets and controls) clear,
+    visited in order by carrying through those bits."""
+
+    def __init__(self, builder, mask, ctrl, groups):
+        self.b, self.mask, self.ctrl, self.groups = builder, mask, ctrl, groups
+
+    def __enter__(self):
+        b, intp = self.b, self.mask.type
+        self.run = cgutils.alloca_once_value(b, intp(0))
+        self.loop = Loop(b, intp(0), self.groups, 1)
+        self.loop.__enter__()
+        self.r = b.load(self.run)
+        return b.or_(self.r, self.ctrl)
+
+    def __exit__(self, *exc):
+        if exc[0] is None:
+            b, mask = self.b, self.mask
+            b.store(b.and_(b.add(b.or_(self.r, mask), mask.type(1)), b.not_(mask)), self.run)
+        return self.loop.__exit__(*exc)
+
+
 def _dense_in_registers(lanes, k, width):
     """DENSE_K[R](re, im, offs, o0, mask, ctrl, groups, m_re, m_im, m0): the dense gate
     of K = 2**k columns, in place with no scratch copy, on every group of its runs: the
@@ -316,10 +340,8 @@ def _dense_in_registers(lanes, k, width):
             entries = [[tuple(_broadcast(builder, builder.load(builder.gep(
                 pm, [builder.add(m0, intp(r * count + c))], inbounds=True)), width)
                 for pm in (pm_re, pm_im)) for c in range(count)] for r in range(count)]
-            run = cgutils.alloca_once_value(builder, intp(0))
-            with Loop(builder, intp(0), groups, 1):
-                r = builder.load(run)
-                first = builder.mul(builder.or_(r, ctrl), intp(lanes))
+            with _Groups(builder, mask, ctrl, groups) as r0:
+                first = builder.mul(r0, intp(lanes))
                 starts = [builder.add(first, off) for off in offsets]
                 for piece in range(lanes // width):
                     at = [builder.add(st, intp(piece * width)) for st in starts]
@@ -330,9 +352,6 @@ def _dense_in_registers(lanes, k, width):
                         for p, v in zip((p_re, p_im), acc):
                             builder.store(v, _vector_ptr(builder, p, at[row], width),
                                           align=align)
-                # the next r with the mask's bits clear: carry through them
-                builder.store(builder.and_(builder.add(builder.or_(r, mask), intp(1)),
-                                           builder.not_(mask)), run)
             return context.get_dummy_value()
 
         return sig, codegen
@@ -359,28 +378,18 @@ def _diagonal(lanes):
             intp = o0.type
             ftype = p_re.type.pointee
             align = float_width(ftype)
-            f = ("contract",)
-            run = cgutils.alloca_once_value(builder, intp(0))
-            with Loop(builder, intp(0), groups, 1):
-                r = builder.load(run)
-                first = builder.or_(r, ctrl)
+            with _Groups(builder, mask, ctrl, groups) as r0:
                 with Loop(builder, intp(0), count, 1) as c:
                     off = builder.load(builder.gep(p_offs, [builder.add(o0, c)],
                                                    inbounds=True))
-                    at = builder.mul(builder.add(first, off), intp(lanes))
+                    at = builder.mul(builder.add(r0, off), intp(lanes))
                     k = builder.add(m0, c)
-                    mr, mi = (_broadcast(builder, builder.load(builder.gep(
+                    entry = tuple(_broadcast(builder, builder.load(builder.gep(
                         pm, [k], inbounds=True)), lanes) for pm in (pm_re, pm_im))
-                    x, y = (builder.load(_vector_ptr(builder, p, at, lanes), align=align)
-                            for p in (p_re, p_im))
-                    new_re = sub(builder, builder.fmul(mr, x, flags=f),
-                                 builder.fmul(mi, y, flags=f))
-                    new_im = add(builder, builder.fmul(mr, y, flags=f),
-                                 builder.fmul(mi, x, flags=f))
-                    for p, v in ((p_re, new_re), (p_im, new_im)):
+                    x = tuple(builder.load(_vector_ptr(builder, p, at, lanes), align=align)
+                              for p in (p_re, p_im))
+                    for p, v in zip((p_re, p_im), _complex_dot(builder, [entry], [x])):
                         builder.store(v, _vector_ptr(builder, p, at, lanes), align=align)
-                builder.store(builder.and_(builder.add(builder.or_(r, mask), intp(1)),
-                                           builder.not_(mask)), run)
             return context.get_dummy_value()
 
         return sig, codegen
