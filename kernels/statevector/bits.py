@@ -68,8 +68,15 @@ def bsubspace(n, locs):
     return insert_zeros(np.arange(1 << (n - len(locs)), dtype=np.int64), locs)
 
 
+def deposit(x, locs):
+    """Bit j of the integer ``x`` moved to position ``locs[j]``: entry x of
+    :func:`bcomspace`, for one index (no array to build: what a small loop wants)."""
+    return sum(((x >> j) & 1) << p for j, p in enumerate(locs))
+
+
 def bcomspace(n, locs):
-    """The 2**k offsets of a block: entry a has bit ``locs[j]`` set iff bit j of a is."""
+    """The 2**k offsets of a block: entry a has bit ``locs[j]`` set iff bit j of a is
+    (:func:`deposit` of every a at once)."""
     a = np.arange(1 << len(locs), dtype=np.int64)
     out = np.zeros_like(a)
     for j, q in enumerate(locs):

@@ -24,7 +24,7 @@ from functools import reduce
 import numpy as np
 
 from . import gates
-from .bits import bcomspace
+from .bits import deposit
 from .circuits import Instruction
 
 #: The widest fused gate the planner and the fused kernels take.
@@ -144,6 +144,6 @@ def embed(inst, qubits):
     out[cols[~match], cols[~match]] = 1
     matrix = np.asarray(inst.matrix, dtype=np.complex128)
     on = cols[match]
-    for r, offset in enumerate(bcomspace(len(qubits), targets)):
-        out[cleared[match] | offset, on] = matrix[r, sub[match]]
+    for r in range(1 << len(targets)):  # a few rows: Python ints, not numpy's calls
+        out[cleared[match] | deposit(r, targets), on] = matrix[r, sub[match]]
     return out

@@ -6,6 +6,7 @@ from kernels.statevector.bits import (
     bmask,
     bsubspace,
     ctrl_offset,
+    deposit,
     group_shift,
     insert_zeros,
     ismatch,
@@ -42,6 +43,11 @@ def test_bsubspace_is_every_index_with_locs_zero(n, locs):
 def test_bcomspace_follows_locs_order():
     assert bcomspace(4, (2, 0)).tolist() == [0, 4, 1, 5]
     assert bcomspace(3, (0, 1, 2)).tolist() == list(range(8))
+
+
+@pytest.mark.parametrize("locs", [(2, 0), (0, 1, 2), (5, 1, 3), (7,), ()])
+def test_deposit_is_one_entry_of_bcomspace(locs):
+    assert [deposit(a, locs) for a in range(1 << len(locs))] == bcomspace(8, locs).tolist()
 
 
 def test_ctrl_offset_and_ismatch():
