@@ -120,7 +120,9 @@ def stage(gates, n, b, w, active, moved=None):
     for k, r in enumerate(rows):
         ops[k, :len(r)] = r
     back = tuple((moved or {}).get(q, q) for q in local)
-    return Stage(local, w, tuple(gates), outer, tables(local, w), tables(back, w), ops,
+    copy_in = tables(local, w)
+    return Stage(local, w, tuple(gates), outer, copy_in,
+                 copy_in if back == local else tables(back, w), ops,
                  np.concatenate(offs) if offs else np.zeros(0, dtype=np.int64),
                  np.concatenate(mats) if mats else np.zeros(0, dtype=np.complex128))
 

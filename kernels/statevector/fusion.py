@@ -55,7 +55,7 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
         here = max((last[q] for q in qubits if q in last), default=None)
         gate = _Block([inst], pass_cost)
         if here is not None and len(blocks[here].qubits | set(qubits)) <= max_qubits:
-            joined = blocks[here].joined(inst)
+            joined = blocks[here].joined(gate)
             if joined.cost() <= blocks[here].cost() + gate.cost():
                 blocks[here] = joined
                 for q in qubits:
@@ -96,16 +96,18 @@ class _Block:
         self.order = qubits if qubits is not None else list(dict.fromkeys(span(gates[0])))
         self.qubits = set(self.order)
         self.diagonal = is_diagonal(gates[0]) if diagonal is None else diagonal
+        self.swap = len(gates) == 1 and is_swap(gates[0])  # once, not per cost()
 
-    def joined(self, inst):
-        order = self.order + [q for q in span(inst) if q not in self.qubits]
-        return _Block(self.gates + [inst], self.pass_cost, order,
-                      self.diagonal and is_diagonal(inst))
+    def joined(self, other):
+        """This block with the gates of ``other`` after it (its diagonal check reused)."""
+        order = self.order + [q for q in other.order if q not in self.qubits]
+        return _Block(self.gates + other.gates, self.pass_cost, order,
+                      self.diagonal and other.diagonal)
 
     def cost(self):
         if len(self.gates) == 1:
             g = self.gates[0]
-            if is_swap(g):
+            if self.swap:
                 return 0.0
             work = 1 if self.diagonal else 1 << len(g.locs)
             return (work + self.pass_cost) / (1 << len(g.ctrl_locs))
