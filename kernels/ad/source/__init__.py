@@ -28,6 +28,7 @@ defs inside the function, assignments into arrays, a ``return`` before the end, 
 """
 
 import builtins
+import functools
 import linecache
 import types
 import weakref
@@ -170,7 +171,10 @@ def _check_value(value, t):
 
 def gradient(f, *args):
     """The gradient of the scalar-valued ``f`` at ``args``: one entry per argument, of its
-    shape (a float for a float argument)."""
+    shape (a float for a float argument). ``f`` may be a ``functools.partial`` of a
+    function: the arguments it binds (data) are constants, not differentiated."""
+    if type(f) is functools.partial:
+        return _gradient_bound(f, args)
     # The arguments are checked where f fails and where the cotangents are finished, not
     # in a loop of their own: this path is the engine's overhead that the benchmarks time.
     t = _transforms_get(id(f)) or transform(f)
@@ -183,6 +187,26 @@ def gradient(f, *args):
         _check_value(value, t)
     try:
         return tuple(map(_output, adjoint(1.0), args))
+    except _NotDifferentiable:
+        _check_arguments(args)
+        raise
+
+
+def _gradient_bound(p, args):
+    """:func:`gradient` of ``p = functools.partial(fn, *bound, **keywords)``: ``fn``'s
+    transform runs with the bound values, and only the cotangents of ``args`` are kept."""
+    t = _transforms_get(id(p.func)) or transform(p.func)
+    bound = p.args
+    try:
+        value, adjoint = t.primal(*bound, *args, **p.keywords)
+    except Exception:
+        _check_arguments(args)
+        raise
+    if type(value) is not np.float64 and type(value) is not float:
+        _check_value(value, t)
+    cotangents = adjoint(1.0)[len(bound):len(bound) + len(args)]
+    try:
+        return tuple(map(_output, cotangents, args))
     except _NotDifferentiable:
         _check_arguments(args)
         raise

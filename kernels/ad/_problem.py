@@ -1,0 +1,52 @@
+"""The record every AD problem is: the seeds' problems (:mod:`kernels.ad.problems`) and the
+field's evals (:mod:`kernels.ad.evals`) alike.
+
+A problem's objective ``f`` is plain numpy as a user writes it. Its differentiated inputs
+are the positional arguments (``make_args``); the data it is evaluated on, which no tool
+differentiates (an eval's points, observations, a hand model), are keyword-only arguments
+bound with ``functools.partial``, as a user binds data before asking for a gradient
+(:meth:`Problem.instance`). Every engine and adapter takes such a partial.
+"""
+
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+#: What a problem asks of a tool (DESIGN: "Contract: AD engines"):
+#: "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;
+#: "jacobian": f of one float array returning an array, ``manual(x) -> (value, J)`` with J
+#: of shape ``value.shape + x.shape``;
+#: "nested": f takes the tools' ``gradient`` functions first (``f(outer, inner, *args)``)
+#: and differentiates through them, ``manual(*args) -> (value, None)``.
+OUTPUTS = ("gradient", "jacobian", "nested")
+
+
+class Instance(NamedTuple):
+    """One problem at one size: ``f`` and ``manual`` with the data bound, and the args."""
+    f: Callable
+    manual: Callable
+    args: tuple
+
+
+class Problem(NamedTuple):
+    name: str  #: registry key
+    f: Callable  #: plain-numpy objective ``f(*args, **data)``
+    manual: Callable  #: ``manual(*args, **data) -> (value, derivative)``, by hand
+    make_args: Callable  #: ``make_args(n, rng) -> args``, deterministic given ``rng``
+    sizes: tuple  #: the sizes n the seed or the eval uses
+    loop: bool  #: True when ``f`` runs a Python loop over elements (cost per element)
+    summary: str  #: one line, naming the seed or the eval's origin
+    output: str = "gradient"  #: one of :data:`OUTPUTS`
+    #: ``make_data(n, rng) -> dict`` of keyword-only data, drawn after ``make_args`` from
+    #: the same generator; None: f takes no data
+    make_data: Callable | None = None
+    origin: str = "seeds"  #: "seeds", "gradbench" or "adbench": which table it belongs to
+
+    def instance(self, n, rng):
+        """:class:`Instance` at size ``n``: args, then data, drawn from ``rng``."""
+        args = self.make_args(n, rng)
+        if self.make_data is None:
+            return Instance(self.f, self.manual, args)
+        data = self.make_data(n, rng)
+        return Instance(functools.partial(self.f, **data),
+                        functools.partial(self.manual, **data), args)
