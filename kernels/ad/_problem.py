@@ -32,21 +32,22 @@ class Problem(NamedTuple):
     name: str  #: registry key
     f: Callable  #: plain-numpy objective ``f(*args, **data)``
     manual: Callable  #: ``manual(*args, **data) -> (value, derivative)``, by hand
-    make_args: Callable  #: ``make_args(n, rng) -> args``, deterministic given ``rng``
+    #: ``make_args(n, rng, **data) -> args``, deterministic given ``rng`` (and the data)
+    make_args: Callable
     sizes: tuple  #: the sizes n the seed or the eval uses
     loop: bool  #: True when ``f`` runs a Python loop over elements (cost per element)
     summary: str  #: one line, naming the seed or the eval's origin
     output: str = "gradient"  #: one of :data:`OUTPUTS`
-    #: ``make_data(n, rng) -> dict`` of keyword-only data, drawn after ``make_args`` from
-    #: the same generator; None: f takes no data
+    #: ``make_data(n, rng) -> dict`` of keyword-only data, drawn before ``make_args`` from
+    #: the same generator (the args may be made from it); None: f takes no data
     make_data: Callable | None = None
     origin: str = "seeds"  #: "seeds", "gradbench" or "adbench": which table it belongs to
 
     def instance(self, n, rng):
-        """:class:`Instance` at size ``n``: args, then data, drawn from ``rng``."""
-        args = self.make_args(n, rng)
+        """:class:`Instance` at size ``n``: the data, then the args, drawn from ``rng``."""
         if self.make_data is None:
-            return Instance(self.f, self.manual, args)
+            return Instance(self.f, self.manual, self.make_args(n, rng))
         data = self.make_data(n, rng)
+        args = self.make_args(n, rng, **data)
         return Instance(functools.partial(self.f, **data),
                         functools.partial(self.manual, **data), args)

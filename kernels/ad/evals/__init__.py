@@ -7,6 +7,6 @@ baseline) and a generator of inputs with the eval's shapes and sizes.
 beside the seeds' problems.
 """
 
-from . import det, llsq, lse, ode
+from . import det, gmm, kmeans, llsq, lse, ode
 
-PROBLEMS = [m.PROBLEM for m in (llsq, lse, det, ode)]
+PROBLEMS = [m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm)]

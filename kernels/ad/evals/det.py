@@ -48,12 +48,12 @@ def det_manual(A, *, ell):
     return float(value), (grad.ravel(),)
 
 
-def det_args(n, rng):
-    return (rng.random(n * n),)
+def det_args(size, rng, **data):
+    return (rng.random(size * size),)
 
 
-def det_data(n, rng):
-    return {"ell": n}
+def det_data(size, rng):
+    return {"ell": size}
 
 
 PROBLEM = Problem(

@@ -31,12 +31,12 @@ def llsq_manual(x, *, n):
     return 0.5 * float(r @ r), (-(r @ powers),)
 
 
-def llsq_args(n, rng):
+def llsq_args(size, rng, **data):
     return (rng.random(DEGREES),)
 
 
-def llsq_data(n, rng):
-    return {"n": n}
+def llsq_data(size, rng):
+    return {"n": size}
 
 
 PROBLEM = Problem(

@@ -78,11 +78,11 @@ def ode_manual(x, *, s):
     return value, (gx,)
 
 
-def ode_args(n, rng):
-    return (rng.random(n),)
+def ode_args(size, rng, **data):
+    return (rng.random(size),)
 
 
-def ode_data(n, rng):
+def ode_data(size, rng):
     return {"s": STEPS}
 
 
