@@ -91,9 +91,11 @@ def _through_rule(f):
     return Transformed(f.__qualname__, code, primal, ())
 
 
-def transform(f):
-    """The generated primal and adjoint of the Python function ``f`` (cached per function)."""
-    t = _rt.TRANSFORMS.get(id(f))
+def transform(f, constants=frozenset()):
+    """The generated primal and adjoint of the Python function ``f`` (cached per function);
+    the parameters named in ``constants`` are data (a partial binds them): not active."""
+    key = (id(f), constants) if constants else id(f)
+    t = _rt.TRANSFORMS.get(key)
     if t is not None:
         return t
     if not isinstance(f, types.FunctionType):
@@ -103,9 +105,10 @@ def transform(f):
         has_rule = f in rules.RULES
     except TypeError:
         has_rule = False
-    t = _through_rule(f) if has_rule or hasattr(f, "__ad_primitive__") else _bind(f, lower(f))
-    _rt.TRANSFORMS[id(f)] = t
-    weakref.finalize(f, _forget, id(f), t.filename)
+    t = (_through_rule(f) if has_rule or hasattr(f, "__ad_primitive__")
+         else _bind(f, lower(f, constants)))
+    _rt.TRANSFORMS[key] = t
+    weakref.finalize(f, _forget, key, t.filename)
     return t
 
 
@@ -192,11 +195,18 @@ def gradient(f, *args):
         raise
 
 
+def _constants(p):
+    """The parameter names the partial ``p`` binds: its keywords and first positions."""
+    code = getattr(p.func, "__code__", None)
+    positional = code.co_varnames[:len(p.args)] if code is not None else ()
+    return frozenset(p.keywords).union(positional)
+
+
 def _gradient_bound(p, args):
     """:func:`gradient` of ``p = functools.partial(fn, *bound, **keywords)``: ``fn``'s
-    transform runs with the bound values, and only the cotangents of ``args`` are kept."""
-    t = _transforms_get(id(p.func)) or transform(p.func)
+    transform, made with the bound parameters inactive, runs with the bound values."""
     bound = p.args
+    t = _transforms_get((id(p.func), _constants(p))) or transform(p.func, _constants(p))
     try:
         value, adjoint = t.primal(*bound, *args, **p.keywords)
     except Exception:

@@ -100,8 +100,9 @@ def _literal(e):
 
 
 class _Lowerer(CallLowering):
-    def __init__(self, fn, node, filename):
+    def __init__(self, fn, node, filename, constants=frozenset()):
         self.fn, self.node, self.where = fn, node, Where(filename, fn.__qualname__)
+        self.constants = constants
         code = fn.__code__
         params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
         if isinstance(node, ast.Lambda):
@@ -114,7 +115,7 @@ class _Lowerer(CallLowering):
         check_no_comprehension(stmts, self.where)
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
         stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))
-        self.scope = scope = Scope(fn, stmts, params, used | flags.issued)
+        self.scope = scope = Scope(fn, stmts, params, used | flags.issued, constants)
         self.shared = shared_names(stmts)
         self.params, self.stmts, self.names, self.locals = params, stmts, scope.names, scope.locals
         self.loads = [n for s in stmts for n in ast.walk(s)
@@ -476,7 +477,7 @@ class _Lowerer(CallLowering):
         top = self.block = Block(None)
         params = []
         for name in self.params:
-            params.append(self.new(name, True))
+            params.append(self.new(name, name not in self.constants))
             self.env[name] = params[-1]
         self.lower_stmts(self.stmts, True)
         a = self.node.args
@@ -491,8 +492,9 @@ class _Lowerer(CallLowering):
                         helper=self.helper)
 
 
-def lower(fn):
-    """The SSA form of the Python function ``fn`` (SourceTransformError if it cannot be)."""
+def lower(fn, constants=frozenset()):
+    """The SSA form of the Python function ``fn`` (SourceTransformError if it cannot be);
+    the parameters named in ``constants`` hold data, never differentiated."""
     node, filename = function_node(fn)
     check(node, Where(filename, fn.__qualname__))
-    return _Lowerer(fn, node, filename).run()
+    return _Lowerer(fn, node, filename, constants).run()

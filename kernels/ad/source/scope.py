@@ -112,9 +112,10 @@ class Scope:
     """The names of one function: ``locals`` (parameters and assigned names), ``names``
     (fresh names for generated code), ``active_names`` (the activity fixpoint)."""
 
-    def __init__(self, fn, stmts, params, used):
+    def __init__(self, fn, stmts, params, used, constants=frozenset()):
         code = fn.__code__
         self.fn, self.stmts, self.params = fn, stmts, params
+        self.constants = constants  # parameters bound to data: never active
         self.names = Names(used | set(params) | set(code.co_freevars) | set(code.co_names))
         self.locals = set(params) | set(stored(stmts))
         self.freevars = dict(zip(code.co_freevars, fn.__closure__ or ()))
@@ -189,7 +190,7 @@ class Scope:
 
     def _fixpoint(self):
         """Names that may hold an active value anywhere (loop headers use this)."""
-        active = set(self.params)
+        active = set(self.params) - self.constants
         changed = True
         while changed:
             changed = False
