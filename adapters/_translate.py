@@ -17,8 +17,12 @@ import numpy
 _CACHE = {}
 
 
-def translate(f, namespace):
+def translate(f, namespace, convert=None):
     """``f`` rebuilt so that the numpy it reaches is ``namespace``.
+
+    ``f`` may be a ``functools.partial`` binding data (an eval's points): its function is
+    rebuilt, and the bound ndarrays pass through ``convert`` (the tool's array type, for a
+    tool whose operators do not take numpy arrays; None keeps them).
 
     Swapped in a new globals dict: every global bound to the numpy module, and every
     global bound to one of numpy's public functions (``from numpy import sin``), which
@@ -30,6 +34,11 @@ def translate(f, namespace):
     cached per ``(f, namespace)``, so a tool that caches on function identity (jax.jit)
     sees the same function every time.
     """
+    if isinstance(f, functools.partial):
+        def bound(value):
+            return convert(value) if convert and isinstance(value, numpy.ndarray) else value
+        return functools.partial(translate(f.func, namespace), *map(bound, f.args),
+                                 **{k: bound(v) for k, v in f.keywords.items()})
     if not isinstance(f, types.FunctionType):
         raise TypeError(f"f must be a plain Python function (def or lambda), "
                         f"got {type(f).__name__}")
@@ -96,6 +105,8 @@ def binary_operators(f):
     """The binary operators (``"@"``, ``"+="``, ...) in ``f``'s code, its nested code
     (lambdas, comprehensions) and the code of the functions of its module it names,
     followed recursively: what a tool without some operator must check before running."""
+    if isinstance(f, functools.partial):
+        f = f.func
     if not isinstance(f, types.FunctionType):
         raise TypeError(f"f must be a plain Python function, got {type(f).__name__}")
     module_globals = f.__globals__

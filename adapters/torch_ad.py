@@ -13,6 +13,7 @@ Importing this adapter sets ``torch.set_num_threads(1)``, for the whole process:
 benchmarks compare engines on one thread.
 """
 
+import functools
 import math
 import types
 
@@ -68,6 +69,31 @@ def _transpose(x, axes=None):
     return x.permute(*(axes if axes is not None else reversed(range(x.dim()))))
 
 
+def _extremum(fn):
+    # numpy's max/min reduce over every axis by default; torch.amax takes dims (its
+    # gradient splits evenly between ties, numpy's rules too)
+    def call(x, axis=None, keepdims=False):
+        x = _tensor(x)
+        dims = tuple(range(x.dim())) if axis is None else axis
+        return fn(x, dim=dims, keepdim=keepdims)
+    call.__name__ = fn.__name__
+    return call
+
+
+def _joiner(fn):
+    def call(arrays, axis=0):
+        return fn([_tensor(a) for a in arrays], dim=axis)
+    call.__name__ = fn.__name__
+    return call
+
+
+def _arange(*args):
+    # numpy's arange is integral for integer arguments, float64 otherwise (torch's
+    # default float is float32)
+    floating = any(isinstance(a, float) for a in args)
+    return torch.arange(*args, dtype=torch.float64 if floating else torch.int64)
+
+
 def _namespace():
     """Torch functions under the numpy names the problems use (a module, so an attribute
     it lacks raises AttributeError naming it, and it can key a cache)."""
@@ -77,7 +103,7 @@ def _namespace():
              "expm1": torch.expm1, "log": torch.log, "log1p": torch.log1p,
              "sqrt": torch.sqrt, "square": torch.square, "reciprocal": torch.reciprocal,
              "abs": torch.abs, "absolute": torch.abs, "negative": torch.neg,
-             "positive": torch.positive}
+             "positive": torch.positive, "sign": torch.sign}
     for name, fn in unary.items():
         setattr(ns, name, _elementwise(fn))
     ns.sum, ns.mean = _reduction(torch.sum), _reduction(torch.mean)
@@ -86,6 +112,13 @@ def _namespace():
     ns.power = torch.pow
     ns.dot, ns.matmul, ns.outer = _dot, torch.matmul, torch.outer
     ns.trace, ns.transpose, ns.reshape = torch.trace, _transpose, torch.reshape
+    ns.max = ns.amax = _extremum(torch.amax)
+    ns.min = ns.amin = _extremum(torch.amin)
+    ns.concatenate, ns.stack = _joiner(torch.cat), _joiner(torch.stack)
+    ns.expand_dims = torch.unsqueeze
+    ns.zeros = functools.partial(torch.zeros, dtype=torch.float64)
+    ns.linspace = functools.partial(torch.linspace, dtype=torch.float64)
+    ns.arange = _arange
     ns.pi, ns.e = math.pi, math.e
     return ns
 
@@ -97,7 +130,7 @@ def prepare(f, *args):
     """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` on torch."""
     _ad_common.require(NAME, AVAILABLE, REASON)
     inputs = _ad_common.check_inputs(f, args)
-    ft = translate(f, NUMPY)
+    ft = translate(f, NUMPY, torch.from_numpy)  # bound data: tensors sharing its memory
     # from_numpy shares memory and warns about a read-only array (torch could write it)
     tensors = tuple(torch.from_numpy(a if a.flags.writeable else a.copy())
                     for a in inputs.arrays)

@@ -114,14 +114,14 @@ def _validate_precision(qubits, precision):
 def validate_ad(sizes=None, names=None):
     """Every AD backend (or ``names``) on every problem at its smallest size (or at
     ``sizes[problem]``), against the hand-written gradient; returns the number wrong."""
-    from kernels.ad.problems import PROBLEMS
+    from kernels.ad.problems import PROBLEMS, size_seed
     names = names or ad_backends.names()
     print(f"{'problem':<12} {'n':>5}  " + " ".join(f"{b:>9}" for b in names))
     wrong = 0
     reasons = {}
-    for problem in PROBLEMS.values():
-        for n in (sizes or {}).get(problem.name, problem.sizes[:1]):
-            args = problem.make_args(n, np.random.default_rng(n))
+    for registered in PROBLEMS.values():
+        for n in (sizes or {}).get(registered.name, registered.sizes[:1]):
+            problem, args = registered.bind(n, np.random.default_rng(size_seed(n)))
             expected = ad_validate.reference(problem, args)
             row = []
             for b in names:

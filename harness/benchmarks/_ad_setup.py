@@ -12,7 +12,7 @@ from harness import profiles  # noqa: E402
 from harness.ad import backends as ad_backends, validate as ad_validate  # noqa: E402
 from harness.timing import best_seconds  # noqa: E402
 from ._once import setup_once  # noqa: E402
-from kernels.ad.problems import PROBLEMS  # noqa: E402
+from kernels.ad.problems import PROBLEMS, size_seed  # noqa: E402
 
 PROFILE = profiles.current()
 ROUNDS = PROFILE["rounds"]
@@ -36,18 +36,24 @@ def sizes(problem, table="ad_sizes"):
     return list(chosen)
 
 
-def cases(table="ad_sizes"):
-    """The (problem, n) pairs the profile runs, in the registry's order. One parameter
-    rather than problem x n: the problems' sizes differ, and every skipped combination
-    of a cross product would cost asv a process."""
-    return [(p, n) for p in PROBLEMS for n in sizes(p, table)]
+def cases(table="ad_sizes", origin="seeds"):
+    """The (problem, n) pairs the profile runs of the problems from ``origin`` ("seeds",
+    or "evals": gradbench's and ADBench's), in the registry's order. One parameter rather
+    than problem x n: the problems' sizes differ, and every skipped combination of a cross
+    product would cost asv a process."""
+    return [(p, n) for p in PROBLEMS if _origin(PROBLEMS[p]) == origin
+            for n in sizes(p, table)]
+
+
+def _origin(problem):
+    return "seeds" if problem.origin == "seeds" else "evals"
 
 
 def problem_args(case):
-    """(Problem, args) for ``case`` = (problem, n): the same arguments for every backend."""
+    """(Problem, args) for ``case`` = (problem, n), the problem's data bound: the same
+    arguments for every backend."""
     problem, n = case
-    p = PROBLEMS[problem]
-    return p, p.make_args(n, np.random.default_rng(SEED + n))
+    return PROBLEMS[problem].bind(n, np.random.default_rng(SEED + size_seed(n)))
 
 
 def prepare(case, backend, **options):

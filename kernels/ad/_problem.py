@@ -5,10 +5,11 @@ A problem's objective ``f`` is plain numpy as a user writes it. Its differentiat
 are the positional arguments (``make_args``); the data it is evaluated on, which no tool
 differentiates (an eval's points, observations, a hand model), are keyword-only arguments
 bound with ``functools.partial``, as a user binds data before asking for a gradient
-(:meth:`Problem.instance`). Every engine and adapter takes such a partial.
+(:meth:`Problem.bind`). Every engine and adapter takes such a partial.
 """
 
 import functools
+import zlib
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -19,13 +20,6 @@ from typing import NamedTuple
 #: "nested": f takes the tools' ``gradient`` functions first (``f(outer, inner, *args)``)
 #: and differentiates through them, ``manual(*args) -> (value, None)``.
 OUTPUTS = ("gradient", "jacobian", "nested")
-
-
-class Instance(NamedTuple):
-    """One problem at one size: ``f`` and ``manual`` with the data bound, and the args."""
-    f: Callable
-    manual: Callable
-    args: tuple
 
 
 class Problem(NamedTuple):
@@ -43,11 +37,20 @@ class Problem(NamedTuple):
     make_data: Callable | None = None
     origin: str = "seeds"  #: "seeds", "gradbench" or "adbench": which table it belongs to
 
-    def instance(self, n, rng):
-        """:class:`Instance` at size ``n``: the data, then the args, drawn from ``rng``."""
+    def bind(self, size, rng):
+        """``(problem, args)`` at ``size``: this problem with data drawn from ``rng`` bound
+        into ``f`` and ``manual`` (``functools.partial``), and the args drawn after it.
+        A problem without data is itself."""
         if self.make_data is None:
-            return Instance(self.f, self.manual, self.make_args(n, rng))
-        data = self.make_data(n, rng)
-        args = self.make_args(n, rng, **data)
-        return Instance(functools.partial(self.f, **data),
-                        functools.partial(self.manual, **data), args)
+            return self, self.make_args(size, rng)
+        data = self.make_data(size, rng)
+        args = self.make_args(size, rng, **data)
+        return self._replace(f=functools.partial(self.f, **data),
+                             manual=functools.partial(self.manual, **data),
+                             make_data=None), args
+
+
+def size_seed(size):
+    """An integer seed for a size: the size itself, or a label's CRC (stable across runs,
+    unlike ``hash``)."""
+    return size if isinstance(size, int) else zlib.crc32(size.encode())

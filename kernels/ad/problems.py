@@ -13,7 +13,7 @@ a globals dict whose ``np`` is that module.
 
 import numpy as np
 
-from ._problem import Instance, Problem  # noqa: F401 - Instance: kernels.ad.problems.Instance
+from ._problem import Problem, size_seed  # noqa: F401 - size_seed: kernels.ad.problems
 
 # -- tr(A @ B) (YAAD and YASSAD) ---------------------------------------------------------
 

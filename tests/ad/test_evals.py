@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import tests.ad.reference as reference
+from harness.ad.validate import RHO, rho
 from kernels.ad import ENGINES, evals
 from kernels.ad.evals import _sizes
 from kernels.ad.problems import PROBLEMS
@@ -20,9 +21,6 @@ SMALL = {"llsq": 16, "lse": 50, "det": 4, "ode": 10, "kmeans": "k=3,n=40,d=2",
 GRADIENT_EVALS = [p.name for p in evals.PROBLEMS if p.output == "gradient"]
 EXACT = ["forward", "reverse", "source"]
 
-#: ADBench's Jacobian check, rho(x, y) = |x - y| / max(1, |x| + |y|) elementwise, at the
-#: issue's bound for exact tools
-RHO = 1e-9
 #: Ridders' estimate against the hand-written derivative: its own error estimate is below
 #: 1e-8 at the first step chosen, and a wrong derivative is off by O(1)
 RIDDERS_RHO = 1e-7
@@ -32,21 +30,11 @@ RIDDERS_RHO = 1e-7
 FIRST_STEPS = (0.02, 1e-3, 1e-4)
 
 
-def rho(got, want):
-    """The largest ADBench rho over every entry of two derivatives (tuples of arrays)."""
-    worst = 0.0
-    for g, w in zip(got, want):
-        g, w = np.asarray(g, dtype=float), np.asarray(w, dtype=float)
-        assert g.shape == w.shape
-        if g.size:
-            worst = max(worst, float(np.max(np.abs(g - w) / np.maximum(1.0, np.abs(g)
-                                                                         + np.abs(w)))))
-    return worst
-
-
 def _instance(name, size=None, seed=1):
-    p = PROBLEMS[name]
-    return p.instance(SMALL[name] if size is None else size, np.random.default_rng(seed))
+    """``(f, manual, args)`` of a small instance of the eval (or one at ``size``)."""
+    p, args = PROBLEMS[name].bind(SMALL[name] if size is None else size,
+                                  np.random.default_rng(seed))
+    return p.f, p.manual, args
 
 
 def _ridders(f, args, monkeypatch):
@@ -88,18 +76,18 @@ def test_exact_engines_match_manual(name, engine):
 @pytest.mark.parametrize("name", GRADIENT_EVALS)
 def test_reverse_matches_manual_at_the_smallest_benchmark_size(name):
     p = PROBLEMS[name]
-    f, manual, args = p.instance(p.sizes[0], np.random.default_rng(2))
-    assert rho(ENGINES["reverse"].gradient(f, *args), manual(*args)[1]) <= RHO
+    bound, args = p.bind(p.sizes[0], np.random.default_rng(2))
+    assert rho(ENGINES["reverse"].gradient(bound.f, *args), bound.manual(*args)[1]) <= RHO
 
 
 @pytest.mark.parametrize("name", GRADIENT_EVALS)
 def test_instances_are_deterministic_float64_and_differ_by_seed(name):
-    first, again, other = (_instance(name, seed=s) for s in (7, 7, 8))
-    for a, b in zip(first.args, again.args):
+    (f, _, first), (g, _, again), (_, _, other) = (_instance(name, seed=s) for s in (7, 7, 8))
+    for a, b in zip(first, again):
         assert isinstance(a, np.ndarray) and a.dtype == np.float64
         np.testing.assert_array_equal(a, b)
-    assert any(np.any(a != c) for a, c in zip(first.args, other.args))
-    assert first.f(*first.args) == again.f(*again.args)
+    assert any(np.any(a != c) for a, c in zip(first, other))
+    assert f(*first) == g(*again)
 
 
 def test_size_labels_parse_and_sort_by_product():
