@@ -14,8 +14,12 @@ problem not named runs at all the sizes of ``kernels.ad.problems``); ``ad_chunk_
 the problems and sizes of forward mode's chunk sweep; ``ad_max_seconds`` the longest a
 combination's first gradient may be predicted to take (``ad_backends.first_call_seconds``)
 before it is skipped, which keeps finite differences, AlgoPy and eager JAX off the large
-element loops, where one gradient takes minutes to hours. ``gate_cases``: globs of the
-regression gate's tier-1 cases whose instruction counts the profile records (absent: all).
+element loops, where one gradient takes minutes to hours. ``ad_eval_sizes``: how many of
+each eval's sizes (gradbench's and ADBench's, smallest first) the eval suite runs (None:
+every one, skipped past ``ad_max_seconds``); ``ad_eval_ratio_backends``: the backends
+whose gradient / objective and / manual ratios it samples in alternation (None: all).
+``gate_cases``: globs of the regression gate's tier-1 cases whose instruction counts the
+profile records (absent: all).
 
 Circuit keys (``statevector_circuits``): ``circuits``, the circuits as ``python -m harness
 circuit`` names them (``lib:NAME``, ``mqt:NAME``; ``lib:*`` and ``mqt:*`` stand for the
@@ -62,6 +66,8 @@ PROFILES = {
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [16], "ackley": [16]},
         "ad_max_seconds": 0.4,
+        "ad_eval_sizes": 1,
+        "ad_eval_ratio_backends": ["reverse"],
         # the gate's instruction counts: one case of each family (None: every case)
         "gate_cases": ["gate/H/stride/n14", "circuit/QCBM/*", "ad/rational/reverse/*"],
     },
@@ -94,6 +100,8 @@ PROFILES = {
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
+        "ad_eval_sizes": 2,
+        "ad_eval_ratio_backends": ["reverse", "source", "torch"],
         # the gate's instruction counts as history: every stride gate, H on every kernel,
         # the circuit, the adjoint method, reverse and source mode (forward mode and
         # finite differences at 10x10 take most of a full count's 2.4 minutes)
@@ -123,6 +131,8 @@ PROFILES = {
         "ad_chunk_sizes": {"ackley_loop": [16, 1600, 16000], "ackley": [16, 1600, 16000],
                            "trmul": [30], "mps": [30]},
         "ad_max_seconds": 60.0,
+        "ad_eval_sizes": None,
+        "ad_eval_ratio_backends": None,
     },
     "peers": {
         "rounds": 1,
@@ -142,6 +152,8 @@ PROFILES = {
         "ad_sizes": {"ackley_loop": [16], "ackley": [16], "polynomial": [16]},
         "ad_chunk_sizes": {},
         "ad_max_seconds": 0.4,
+        "ad_eval_sizes": 1,
+        "ad_eval_ratio_backends": [],
         "gate_cases": ["gate/H/stride/n14"],
     },
 }

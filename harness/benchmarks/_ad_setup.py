@@ -29,7 +29,10 @@ WARMUP = 0.0
 
 def sizes(problem, table="ad_sizes"):
     """The sizes the profile runs ``problem`` at (``table``: ``ad_sizes``, where a problem
-    not named runs at all its sizes, or ``ad_chunk_sizes``, where it is not swept)."""
+    not named runs at all its sizes, ``ad_chunk_sizes``, where it is not swept, or
+    ``ad_eval_sizes``, the count of an eval's smallest sizes)."""
+    if table == "ad_eval_sizes":
+        return list(PROBLEMS[problem].sizes[:PROFILE[table]])
     chosen = PROFILE[table].get(problem)
     if chosen is None:
         return list(PROBLEMS[problem].sizes) if table == "ad_sizes" else []
@@ -71,7 +74,7 @@ def prepare(case, backend, **options):
         backend, p, args, best_seconds(lambda: p.f(*args), repeat=2, max_seconds=0.1),
         options.get("chunk"))
     limit = PROFILE["ad_max_seconds"]
-    what = f"{case[0]} n={case[1]}"
+    what = f"{case[0]} {case[1]}" if isinstance(case[1], str) else f"{case[0]} n={case[1]}"
     if seconds > limit:
         raise NotImplementedError(f"{backend} on {what}: its first gradient is predicted to "
                                   f"take {seconds:.3g} s, over this profile's "

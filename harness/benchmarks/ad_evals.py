@@ -1,0 +1,60 @@
+"""The field's AD evals (gradbench's llsq, lse, det, ode, kmeans, gmm, ... and ADBench's
+problems, ``kernels/ad/evals``) on every AD backend: the hand-written derivative, our
+engines and the peers, one thread, float64, the same data and arguments for all, each
+validated first (exact tools to ADBench's rho <= 1e-9).
+
+A case is an (eval, size) pair; the profile's ``ad_eval_sizes`` says how many of each
+eval's sizes run. The report divides each gradient time by the hand-written one and by
+the plain objective's (``EvalObjective``, "numpy"); ``EvalRatios`` samples the same two
+ratios in alternation, in one process, for the backends the targets are stated for."""
+
+from ._ad_setup import ADAPTERS, BACKENDS, PROFILE, Suite, cases, prepare
+from ._once import setup_once
+
+from harness.timing import interleaved_ratio
+
+CASES = cases("ad_eval_sizes", origin="evals")
+RATIO_BACKENDS = [b for b in BACKENDS if PROFILE["ad_eval_ratio_backends"] is None
+                  or b in PROFILE["ad_eval_ratio_backends"]]
+
+
+class EvalGradient(Suite):
+    """One derivative per call (a gradient, or a Jacobian for a Jacobian eval)."""
+
+    params = (CASES, BACKENDS)
+
+    def time_gradient(self, case, backend):
+        self.runner.gradient()
+
+
+class EvalObjective(Suite):
+    """The objective alone: "numpy" is the plain f the hand-written derivative and our
+    engines evaluate; each peer evaluates its own translation of it."""
+
+    params = (CASES, ["numpy", *ADAPTERS])
+
+    @setup_once
+    def setup(self, case, backend):
+        self.runner = prepare(case, "manual" if backend == "numpy" else backend)
+
+    def time_objective(self, case, backend):
+        self.runner.objective()
+
+
+class EvalRatios(Suite):
+    """Derivative time over the objective's and over the hand-written derivative's, each
+    pair sampled alternately in this process (the targets' ratios, unmoved by load
+    changing between benchmarks)."""
+
+    params = (CASES, RATIO_BACKENDS)
+
+    def track_vs_objective(self, case, backend):
+        return interleaved_ratio(self.runner.gradient, self.runner.objective)
+
+    track_vs_objective.unit = "ratio"
+
+    def track_vs_manual(self, case, backend):
+        manual = prepare(case, "manual")
+        return interleaved_ratio(self.runner.gradient, manual.gradient)
+
+    track_vs_manual.unit = "ratio"
