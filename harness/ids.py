@@ -24,6 +24,10 @@ AD_VS_MANUAL = "ad_problems.Gradient.track_vs_manual"
 AD_OBJECTIVE = "ad_problems.Objective.time_objective"
 AD_COMPILE = "ad_problems.Compile.track_compile_seconds"
 AD_CHUNK = "ad_chunks.ForwardChunk.time_gradient"
+EVAL_GRADIENT = "ad_evals.EvalGradient.time_gradient"
+EVAL_OBJECTIVE = "ad_evals.EvalObjective.time_objective"
+EVAL_VS_OBJECTIVE = "ad_evals.EvalRatios.track_vs_objective"
+EVAL_VS_MANUAL = "ad_evals.EvalRatios.track_vs_manual"
 
 # variational circuits
 VARIATIONAL_GRADIENT = "variational_gradients.Gradient.time_gradient"

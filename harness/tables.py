@@ -1,6 +1,7 @@
 """``python -m harness table``: the headline numbers of the latest results as Markdown,
 the state-vector sections (``harness.statevector.tables``), the AD ones
-(``harness.ad.tables``), then the variational ones; the report shows the same tables.
+(``harness.ad.tables``, ``harness.ad.eval_tables``), then the variational ones; the
+report shows the same tables.
 
 A section function that takes a ``settings`` keyword gets the results' settings map
 (``harness.statevector.tables.recorded_settings``) and marks results measured with
@@ -9,13 +10,14 @@ different settings."""
 import inspect
 
 from harness import results
+from harness.ad import eval_tables
 from harness.ad import tables as ad_tables
 from harness.statevector import fusion_tables
 from harness.statevector import tables as sv_tables
 from harness.variational import tables as var_tables
 
 SECTIONS = (*sv_tables.SECTIONS, *fusion_tables.SECTIONS, *ad_tables.SECTIONS,
-            *var_tables.SECTIONS)
+            *eval_tables.SECTIONS, *var_tables.SECTIONS)
 
 
 def takes_settings(fn):

@@ -5,6 +5,7 @@ stdout and on the page instead of breaking the rest."""
 from pathlib import Path
 
 from harness import ids, results
+from harness.ad import eval_tables
 from harness.ad import tables as ad_tables
 from harness.statevector import fusion_tables
 from harness.statevector import tables as sv_tables
@@ -98,6 +99,16 @@ SECTIONS = (
          [ids.AD_CHUNK]),
         ("table", "ad_targets", "Targets of the AD engines", ad_tables.ad_targets,
          [ids.AD_GRADIENT, ids.AD_SLOWDOWN]),
+    ]),
+    ("AD: the field's evals (gradbench, ADBench)", [
+        ("figure", "ad_evals", "Derivative time over manual, per eval",
+         figures_ad.eval_figure, [ids.EVAL_GRADIENT]),
+        ("table", "ad_eval_times", "Derivative time per backend (x manual, x objective)",
+         eval_tables.eval_times, [ids.EVAL_GRADIENT]),
+        ("table", "ad_eval_ratios", "x objective / x manual, sampled in one process",
+         eval_tables.eval_ratios, [ids.EVAL_VS_OBJECTIVE]),
+        ("table", "ad_eval_targets", "Targets on the evals", eval_tables.eval_targets,
+         [ids.EVAL_GRADIENT]),
     ]),
     ("Variational circuits: gradients through the simulator", [
         ("figure", "variational_gradient", "Gradient time against n",

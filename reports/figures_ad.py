@@ -1,9 +1,12 @@
 """AD figures: forward mode's chunk-size sweep (time against chunk, log-log, one line per
-case), with the chunk forward mode picks by default marked on each line."""
+case), with the chunk forward mode picks by default marked on each line; the evals' time
+over manual, per eval and size."""
 
 from harness import ids, results
 from harness.ad.tables import default_chunks
+from kernels.ad.problems import PROBLEMS
 from reports._plot import grid, save
+from reports.palette import plot_style
 
 
 def chunk_figure(res, out):
@@ -33,3 +36,27 @@ def chunk_figure(res, out):
     return [("Forward mode's chunk sweep: minimum gradient time against chunk size; the star "
              "is the default run, drawn at the default chunk of the current code",
              save(fig, out / "ad_chunks.png"))]
+
+
+def eval_figure(res, out):
+    """gradbench's picture of an eval: one panel per eval, each backend's derivative time
+    over the hand-written one's against the eval's sizes (log scale; 1 = manual)."""
+    data = results.table(res, ids.EVAL_GRADIENT)
+    evals = list(dict.fromkeys(name for (name, _), _ in data))
+    fig, axes = grid(len(evals), width=5.0, height=3.8)
+    for ax, name in zip(axes, evals):
+        sizes = [s for s in PROBLEMS[name].sizes if ((name, s), "manual") in data]
+        backends = list(dict.fromkeys(b for (case, b) in data if case[0] == name))
+        for b in (b for b in backends if b != "manual"):
+            points = [(i, data[(name, s), b] / data[(name, s), "manual"])
+                      for i, s in enumerate(sizes) if ((name, s), b) in data]
+            if points:
+                ax.plot(*zip(*points), label=b, **plot_style(b))
+        ax.axhline(1.0, color="grey", linewidth=1)
+        ax.set_xticks(range(len(sizes)), [str(s) for s in sizes], fontsize="small")
+        ax.set(yscale="log", title=name, ylabel="time / manual")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize="x-small", ncol=2)
+    return [("The evals: each backend's derivative time over the hand-written derivative's, "
+             "per eval and size (log scale; the grey line is manual)",
+             save(fig, out / "ad_evals.png"))]

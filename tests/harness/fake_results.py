@@ -51,3 +51,22 @@ def add_ad(res):
     add(res, ids.AD_CHUNK, [[repr(("ackley_loop", 1600))], ["512", "1600", "'default'"]],
         [2.5e-2, 3e-2, 3e-2])
     add(res, ids.AD_OBJECTIVE, [[repr(("trmul", 30))], ["'numpy'", "'torch'"]], [4e-6, 8e-6])
+
+
+#: the eval suite's cases: two sizes of llsq, one (label) of gmm
+EVAL_CASES = [repr(("llsq", 16)), repr(("llsq", 32)), repr(("gmm", "d=2,k=5"))]
+
+
+def add_evals(res):
+    """The eval suite: derivatives of manual, reverse, source and torch (torch skipped on
+    gmm), the plain objective, and reverse's ratios sampled in one process."""
+    backends = ["'manual'", "'reverse'", "'source'", "'torch'"]
+    nan = math.nan
+    add(res, ids.EVAL_GRADIENT, [EVAL_CASES, backends],
+        [1e-4, 2e-4, 3e-4, 4e-4,
+         2e-4, 3e-4, 5e-4, 6e-4,
+         1e-3, 4e-3, 3e-3, nan])
+    add(res, ids.EVAL_OBJECTIVE, [EVAL_CASES, ["'numpy'", "'torch'"]],
+        [1e-4, 2e-4, 1e-4, 3e-4, 5e-4, nan])
+    add(res, ids.EVAL_VS_OBJECTIVE, [EVAL_CASES, ["'reverse'"]], [2.1, 2.9, 7.5])
+    add(res, ids.EVAL_VS_MANUAL, [EVAL_CASES, ["'reverse'"]], [1.9, 1.4, 4.1])

@@ -51,6 +51,7 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
         fake_results.add(res, ids.THREADS_TIME, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
                          [1e-5, 6e-6])
     fake_results.add_ad(res)
+    fake_results.add_evals(res)
     fake_results.add(res, ids.AD_VS_MANUAL, [[repr(("trmul", 30))], ["'manual'", "'torch'"]],
                      [1.01, 4.5])
     nan = math.nan
@@ -82,9 +83,10 @@ def test_page_links_every_figure_and_table(full):
     text = index.read_text()
     assert said == []
     pngs = re.findall(r'<img src="([^"]+)"', text)
-    assert sorted(pngs) == ["ad_chunks.png", "bandwidth.png", "circuits_complex128.png",
-                            "circuits_complex64.png", "gate_H.png", "gate_X.png", "threads.png",
-                            "variational_gradient.png", "variational_memory.png"]
+    assert sorted(pngs) == ["ad_chunks.png", "ad_evals.png", "bandwidth.png",
+                            "circuits_complex128.png", "circuits_complex64.png", "gate_H.png",
+                            "gate_X.png", "threads.png", "variational_gradient.png",
+                            "variational_memory.png"]
     for png in pngs:
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
     mds = re.findall(r'<a href="([^"]+\.md)">', text)
@@ -94,7 +96,8 @@ def test_page_links_every_figure_and_table(full):
             "circuit_over_fastest.md", "circuit64_over_fastest.md",
             "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
             "variational_memory.md", "variational_energies.md", "fusion_ratios.md",
-            "fusion_bandwidth.md"} <= set(mds)
+            "fusion_bandwidth.md", "ad_eval_times.md", "ad_eval_ratios.md",
+            "ad_eval_targets.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -108,6 +111,14 @@ def test_tables_hold_the_numbers(full):
     # torch 50 us / reverse 15 us; algopy has no trmul result
     assert "| trmul | 30 | reverse | 3.33x | - |" in speedups
     assert "| ackley_loop | 1600 | forward | 2x | 5.33x |" in speedups
+    evals = (out / "ad_eval_times.md").read_text()
+    # time (x manual, x the plain f); torch was skipped on gmm
+    assert "| llsq | 32 | 200 us (2x f) | 300 us (1.5x manual, 3x f) |" in evals
+    assert "| gmm | d=2,k=5 | 1 ms (2x f) | 4 ms (4x manual, 8x f) |" in evals
+    assert evals.rstrip().endswith("| - |")
+    assert "| gmm | d=2,k=5 | 7.5 / 4.1 |" in (out / "ad_eval_ratios.md").read_text()
+    targets = (out / "ad_eval_targets.md").read_text()
+    assert "| llsq 512: reverse / objective | not measured | <= 4 | - |" in targets
     trmul = (out / "ad_trmul.md").read_text()
     assert "| reverse | 15 us | 1.5 | - |" in trmul and "| torch | 50 us | 5 | 4.5 |" in trmul
     assert "| ackley | 16000 | 1.2 | 5e+03 | 2.5 | 12 | - | 3 | - |" in \
