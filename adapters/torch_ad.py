@@ -87,6 +87,17 @@ def _joiner(fn):
     return call
 
 
+def _array(nested):
+    """numpy.array of (nested lists of) tensors and numbers: stacked."""
+    if isinstance(nested, (list, tuple)):
+        return torch.stack([_array(item) for item in nested])
+    return _tensor(nested)
+
+
+def _cross(a, b):
+    return torch.linalg.cross(_tensor(a), _tensor(b), dim=-1)  # numpy's default axis
+
+
 def _arange(*args):
     # numpy's arange is integral for integer arguments, float64 otherwise (torch's
     # default float is float32)
@@ -119,6 +130,8 @@ def _namespace():
     ns.zeros = functools.partial(torch.zeros, dtype=torch.float64)
     ns.linspace = functools.partial(torch.linspace, dtype=torch.float64)
     ns.arange = _arange
+    ns.array, ns.cross, ns.ravel, ns.einsum = _array, _cross, torch.ravel, torch.einsum
+    ns.eye = functools.partial(torch.eye, dtype=torch.float64)
     ns.pi, ns.e = math.pi, math.e
     return ns
 

@@ -127,6 +127,47 @@ def ridders_gradient(f, args):
     return tuple(grads), worst
 
 
+def _ridders_vector(phi, h0):
+    """:func:`_ridders` for a vector-valued ``phi``: the same tableau, entry by entry, each
+    entry keeping its own best estimate; shrinking stops once every entry has stopped
+    improving."""
+    tableau = [[None] * TABLEAU for _ in range(TABLEAU)]
+    best = error = None
+    h = h0
+    for i in range(TABLEAU):
+        tableau[0][i] = (np.asarray(phi(h), float) - np.asarray(phi(-h), float)) / (2 * h)
+        if best is None:
+            best, error = tableau[0][0].copy(), np.full(tableau[0][0].shape, np.inf)
+        factor = STEP_RATIO ** 2
+        for j in range(1, i + 1):
+            tableau[j][i] = (tableau[j - 1][i] * factor - tableau[j - 1][i - 1]) / (factor - 1)
+            factor *= STEP_RATIO ** 2
+            estimate = np.maximum(np.abs(tableau[j][i] - tableau[j - 1][i]),
+                                  np.abs(tableau[j][i] - tableau[j - 1][i - 1]))
+            better = estimate <= error
+            best[better], error[better] = tableau[j][i][better], estimate[better]
+        if i and np.all(np.abs(tableau[i][i] - tableau[i - 1][i - 1]) >= SAFE * error):
+            break
+        h /= STEP_RATIO
+    return best, error
+
+
+def ridders_jacobian(f, x, first_step=FIRST_STEP):
+    """``(J, error)``: Ridders' Jacobian of the array-valued ``f`` at the 1-D array ``x``,
+    one column per input, and the largest error it estimates."""
+    x = np.array(x, dtype=float)
+    columns, worst = [], 0.0
+    for k in range(x.size):
+        def phi(t, k=k):
+            y = x.copy()
+            y[k] += t
+            return np.ravel(f(y))
+        column, error = _ridders_vector(phi, first_step * max(abs(x[k]), 1.0))
+        columns.append(column)
+        worst = max(worst, float(np.max(error, initial=0.0)))
+    return np.stack(columns, axis=-1), worst
+
+
 # -- autograd --------------------------------------------------------------------------
 
 @functools.cache

@@ -17,8 +17,9 @@ from kernels.ad.problems import PROBLEMS
 
 #: a small instance of each eval
 SMALL = {"llsq": 16, "lse": 50, "det": 4, "ode": 10, "kmeans": "k=3,n=40,d=2",
-         "gmm": "d=3,k=4"}
+         "gmm": "d=3,k=4", "lstm": "l=2,c=12", "ba": "n=2,m=4,p=10", "ht": 10}
 GRADIENT_EVALS = [p.name for p in evals.PROBLEMS if p.output == "gradient"]
+JACOBIAN_EVALS = [p.name for p in evals.PROBLEMS if p.output == "jacobian"]
 EXACT = ["forward", "reverse", "source"]
 
 #: Ridders' estimate against the hand-written derivative: its own error estimate is below
@@ -49,7 +50,7 @@ def _ridders(f, args, monkeypatch):
 
 def test_registry_lists_the_evals_under_gradbench_names():
     names = [p.name for p in evals.PROBLEMS]
-    assert names == ["llsq", "lse", "det", "ode", "kmeans", "gmm"]
+    assert names == ["llsq", "lse", "det", "ode", "kmeans", "gmm", "lstm", "ba", "ht"]
     for p in evals.PROBLEMS:
         assert PROBLEMS[p.name] is p and p.origin in ("gradbench", "adbench")
         assert set(SMALL) >= {p.name}
@@ -78,6 +79,62 @@ def test_reverse_matches_manual_at_the_smallest_benchmark_size(name):
     p = PROBLEMS[name]
     bound, args = p.bind(p.sizes[0], np.random.default_rng(2))
     assert rho(ENGINES["reverse"].gradient(bound.f, *args), bound.manual(*args)[1]) <= RHO
+
+
+@pytest.mark.parametrize("name", JACOBIAN_EVALS)
+def test_manual_jacobian_against_ridders(name):
+    f, manual, (x,) = _instance(name)
+    value, J = manual(x)
+    np.testing.assert_allclose(value, f(x), rtol=1e-13, atol=1e-13)
+    assert J.shape == value.shape + x.shape
+    reference_J, error = reference.ridders_jacobian(f, x, first_step=1e-3)
+    assert error < 1e-6
+    assert rho((J,), (reference_J,)) <= RIDDERS_RHO
+
+
+@pytest.mark.parametrize("engine", ["forward"])
+@pytest.mark.parametrize("name", JACOBIAN_EVALS)
+def test_exact_engines_jacobians_match_manual(name, engine):
+    f, manual, (x,) = _instance(name)
+    assert rho((ENGINES[engine].jacobian(f, x),), (manual(x)[1],)) <= RHO
+
+
+def test_ba_blocks_match_gradbench_reference_values():
+    # gradbench's golden output for ba1's observation 0 (its manual C++ tool), the one
+    # camera, point, weight and feature every ADBench BA file repeats
+    from kernels.ad.evals import ba
+    cam = np.array([-0.758453, -1.109613, -0.845551, 34.556073, 39.676747, 53.881673,
+                    419.194514, 5.864426, -8.518870, 0.087812, 0.002739])
+    point, w = np.array([7.203245, 0.001144, 3.023326]), 0.417022
+    feature = np.array([271.760969, 834.209256])
+    residual, block = ba.ba_blocks(cam[None], point[None], np.array([w]), np.array([0]),
+                                   np.array([0]), feature[None])
+    np.testing.assert_allclose(residual[0], [0.10133583791446145, -0.06896776592448106],
+                               rtol=1e-9)
+    row0 = [-461.4463210015994, 178.86792801444557, -19.42391647220627, -3.0615983420410324,
+            6.392457556226442, -3.340282281299017, 0.2647602492070315, 0.417022, 0.0,
+            243.62824566082992, 676.4867782658685, 3.0615983420410324, -6.392457556226442,
+            3.340282281299017, 0.24299878163373023]
+    row1 = [-803.7436233648792, -309.59541752344876, 604.7802846625028, -15.049628170340549,
+            6.248486312079823, 3.219479951604925, 0.8381960857313306, 0.0, 0.417022,
+            771.2949451366331, 2141.6680611599545, 15.049628170340549, -6.248486312079823,
+            -3.219479951604925, -0.16538160078960118]
+    assert rho((block[0],), (np.array([row0, row1]),)) <= 1e-9
+
+
+def test_ht_model_has_adbench_bones_and_rest_pose_is_the_base_mesh():
+    from kernels.ad.evals import ht
+    model = ht.hand_model(np.random.default_rng(0))
+    assert model["base_relatives"].shape == (22, 4, 4)
+    assert model["base_positions"].shape == (544, 4) and model["weights"].shape == (544, 22)
+    np.testing.assert_allclose(model["weights"].sum(axis=1), 1.0)
+    # at the rest pose (no rotation at all: an angle of 0 except a tiny global one, since
+    # Rodrigues' general formula needs a nonzero angle) the vertices are the base mesh
+    rest = np.zeros(26)
+    rest[0] = 1e-12
+    residual = ht.ht(rest, **model, correspondences=np.arange(544), points=np.zeros((544, 3)))
+    np.testing.assert_allclose(-residual.reshape(544, 3), model["base_positions"][:, :3],
+                               atol=1e-12)
 
 
 @pytest.mark.parametrize("name", GRADIENT_EVALS)

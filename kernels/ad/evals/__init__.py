@@ -7,6 +7,6 @@ baseline) and a generator of inputs with the eval's shapes and sizes.
 beside the seeds' problems.
 """
 
-from . import det, gmm, kmeans, llsq, lse, ode
+from . import ba, det, gmm, ht, kmeans, llsq, lse, lstm, ode
 
-PROBLEMS = [m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm)]
+PROBLEMS = [m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm, lstm, ba, ht)]
