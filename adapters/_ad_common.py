@@ -7,6 +7,11 @@ An AD adapter module offers::
     gradient(f, *args) -> tuple          # the engines' contract form
     prepare(f, *args) -> Prepared        # all one-off work, outside any timed region
     sync() -> None
+
+and, where the tool computes Jacobians, ``JACOBIAN_METHODS`` (its functions' names, the
+default first: ``("jacrev", "jacfwd")``) and ``prepare_jacobian(f, x, method=None) ->
+Prepared`` for an array-valued ``f`` of one float array, whose ``to_numpy`` gives ``(J,)``
+with J of shape ``f(x).shape + x.shape``.
 """
 
 import contextlib
@@ -65,6 +70,27 @@ def check_inputs(f, args):
             raise TypeError(f"argument {i} must be a real number or an ndarray of real "
                             f"numbers, got {what}")
     return Inputs(tuple(arrays), tuple(scalar))
+
+
+def check_jacobian_input(f, args, methods, method):
+    """The one float array a Jacobian is taken at (as :func:`check_inputs` checks it), and
+    the method (``methods[0]`` for None); TypeError or ValueError naming what is wrong."""
+    inputs = check_inputs(f, args)
+    if len(args) != 1 or inputs.scalar[0]:
+        raise TypeError(f"a Jacobian is taken at one float array, got {len(args)} "
+                        "argument(s)" + ("" if len(args) != 1 else " (a scalar)"))
+    method = methods[0] if method is None else method
+    if method not in methods:
+        raise ValueError(f"unknown Jacobian method {method!r}; this tool has {methods}")
+    return inputs.arrays[0], method
+
+
+def jacobian_form(J, shape):
+    """``(J,)`` as a new float64 array of ``shape`` (the contract's Jacobian)."""
+    J = np.array(J, dtype=np.float64)
+    if J.shape != shape:
+        raise ValueError(f"Jacobian of shape {J.shape}, expected {shape}")
+    return (J,)
 
 
 def contract_form(grads, inputs):

@@ -68,22 +68,27 @@ def _layout(arrays):
     return tuple(out), offset
 
 
-def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` in AlgoPy's forward mode."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
-    matmul = binary_operators(f) & {"@", "@="}
-    if matmul:
+def _refuse(f, n):
+    """NotImplementedError for what AlgoPy cannot run: ``@``, or ``n`` seeded directions
+    too large to carry."""
+    if binary_operators(f) & {"@", "@="}:
         raise NotImplementedError(
             f"{REASON}: UTPM has no @ operator (__matmul__), which the function uses; "
             "AlgoPy code writes np.dot")
-    layout, n = _layout(inputs.arrays)
     taylor_bytes = 2 * n * n * 8
     if taylor_bytes > MAX_TAYLOR_BYTES:
         raise NotImplementedError(
             f"AlgoPy's forward mode seeds {n} directions over {n} inputs: "
             f"{taylor_bytes / 2**30:.1f} GiB per temporary, above MAX_TAYLOR_BYTES "
             f"({MAX_TAYLOR_BYTES / 2**30:.1f} GiB)")
+
+
+def prepare(f, *args):
+    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` in AlgoPy's forward mode."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    inputs = _ad_common.check_inputs(f, args)
+    layout, n = _layout(inputs.arrays)
+    _refuse(f, n)
     ft = translate(f, NUMPY)
     given = inputs.as_given()
     x = np.concatenate([a.ravel() for a in inputs.arrays])
@@ -112,3 +117,25 @@ def prepare(f, *args):
 
 
 gradient = _ad_common.gradient_function(prepare, NAME)
+
+#: UTPM.init_jacobian / extract_jacobian: forward mode, every direction at once
+JACOBIAN_METHODS = ("jacobian",)
+
+
+def prepare_jacobian(f, x, method=None):
+    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    in AlgoPy's forward mode (the getting-started example's way)."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _refuse(f, x.size)
+    ft = translate(f, NUMPY)
+    UTPM = algopy.UTPM
+
+    def objective():
+        return ft(x)
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        shape = tuple(np.shape(objective())) + x.shape
+    return _ad_common.Prepared(
+        objective, lambda: UTPM.extract_jacobian(ft(UTPM.init_jacobian(x))),
+        lambda J: _ad_common.jacobian_form(np.reshape(J, shape), shape))

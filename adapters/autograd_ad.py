@@ -50,3 +50,23 @@ def prepare(f, *args):
 
 
 gradient = _ad_common.gradient_function(prepare, NAME)
+
+#: autograd.jacobian: reverse mode, one vector-Jacobian product per output element
+JACOBIAN_METHODS = ("jacobian",)
+
+
+def prepare_jacobian(f, x, method=None):
+    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    by ``autograd.jacobian``."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    ft = translate(f, NUMPY)
+    jacobian = autograd.jacobian(ft)
+
+    def objective():
+        return ft(x)
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        shape = tuple(objective().shape) + x.shape
+    return _ad_common.Prepared(objective, lambda: jacobian(x),
+                               lambda J: _ad_common.jacobian_form(J, shape))

@@ -72,3 +72,24 @@ def prepare(f, *args):
 
 
 gradient = _ad_common.gradient_function(prepare, NAME)
+
+#: JAX's Jacobians: reverse mode (vmapped VJPs), then forward mode (vmapped JVPs)
+JACOBIAN_METHODS = ("jacrev", "jacfwd")
+
+
+def prepare_jacobian(f, x, method=None):
+    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    by eager ``jax.jacrev`` (default) or ``jax.jacfwd``."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    ft = translate(f, NUMPY)
+    xj = jax.numpy.asarray(x)
+    jacobian = getattr(jax, method)(ft)
+
+    def objective():
+        return jax.block_until_ready(ft(xj))
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        shape = tuple(objective().shape) + x.shape
+    return _ad_common.Prepared(objective, lambda: jax.block_until_ready(jacobian(xj)),
+                               lambda J: _ad_common.jacobian_form(J, shape))

@@ -45,6 +45,15 @@ def _jitted(ft, nargs):
     return _JITTED[key]
 
 
+def _refuse_long_traces(ft, xs):
+    equations = len(jax.make_jaxpr(ft)(*xs).eqns)
+    if equations > MAX_EQUATIONS:
+        raise NotImplementedError(
+            f"jax.jit would compile {equations} traced operations (a Python loop over "
+            f"elements, unrolled by tracing); above MAX_EQUATIONS = {MAX_EQUATIONS}, XLA's "
+            "compile time runs to minutes")
+
+
 def prepare(f, *args):
     """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` under ``jax.jit``."""
     _ad_common.require(NAME, AVAILABLE, REASON)
@@ -52,12 +61,7 @@ def prepare(f, *args):
     ft = translate(f, NUMPY)
     xs = to_device(inputs)
     with _ad_common.missing_is_unsupported(NAME, NUMPY):
-        equations = len(jax.make_jaxpr(ft)(*xs).eqns)
-    if equations > MAX_EQUATIONS:
-        raise NotImplementedError(
-            f"jax.jit would compile {equations} traced operations (a Python loop over "
-            f"elements, unrolled by tracing); above MAX_EQUATIONS = {MAX_EQUATIONS}, XLA's "
-            "compile time runs to minutes")
+        _refuse_long_traces(ft, xs)
     fj, gj = _jitted(ft, len(xs))
     start = time.perf_counter()
     fj.lower(*xs).compile()
@@ -77,6 +81,35 @@ def prepare(f, *args):
 
 
 gradient = _ad_common.gradient_function(prepare, NAME)
+
+JACOBIAN_METHODS = ("jacrev", "jacfwd")
+
+
+def prepare_jacobian(f, x, method=None):
+    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``:
+    ``jax.jit`` of ``jax.jacrev`` (default) or ``jax.jacfwd``, compiled here."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    ft = translate(f, NUMPY)
+    xj = jax.numpy.asarray(x)
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        _refuse_long_traces(ft, (xj,))
+    fj, jj = jax.jit(ft), jax.jit(getattr(jax, method)(ft))
+    start = time.perf_counter()
+    fj.lower(xj).compile()
+    jj.lower(xj).compile()
+    compile_seconds = time.perf_counter() - start
+
+    def objective():
+        return jax.block_until_ready(fj(xj))
+
+    def jacobian():
+        return jax.block_until_ready(jj(xj))
+
+    shape = tuple(objective().shape) + x.shape
+    jacobian()
+    return _ad_common.Prepared(objective, jacobian,
+                               lambda J: _ad_common.jacobian_form(J, shape), compile_seconds)
 
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _jax_gradients ----------

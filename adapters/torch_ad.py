@@ -165,6 +165,28 @@ def prepare(f, *args):
 
 gradient = _ad_common.gradient_function(prepare, NAME)
 
+#: torch.func's Jacobians: reverse mode (a vmapped vector-Jacobian product per row), then
+#: forward mode (a vmapped Jacobian-vector product per column)
+JACOBIAN_METHODS = ("jacrev", "jacfwd")
+
+
+def prepare_jacobian(f, x, method=None):
+    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    by ``torch.func.jacrev`` (default) or ``jacfwd``."""
+    _ad_common.require(NAME, AVAILABLE, REASON)
+    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    ft = translate(f, NUMPY, torch.from_numpy)
+    t = torch.from_numpy(x if x.flags.writeable else x.copy())
+    jacobian = getattr(torch.func, method)(ft)
+
+    def objective():
+        return ft(t)
+
+    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+        shape = tuple(objective().shape) + x.shape
+    return _ad_common.Prepared(objective, lambda: jacobian(t),
+                               lambda J: _ad_common.jacobian_form(J.detach().numpy(), shape))
+
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _torch_gradients --------
 

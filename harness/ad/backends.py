@@ -50,11 +50,15 @@ class ManualBackend:
 
     def prepare(self, problem, args):
         f, manual = problem.f, problem.manual
+        if problem.output == "jacobian":
+            return Runner(lambda: f(*args), lambda: manual(*args),
+                          lambda: (manual(*args)[1],))
         return Runner(lambda: f(*args), lambda: manual(*args), lambda: tuple(manual(*args)[1]))
 
 
 class EngineBackend:
-    """One of our engines; ``options`` go to every ``gradient`` call (forward's chunk)."""
+    """One of our engines; ``options`` go to every ``gradient`` (or ``jacobian``) call
+    (forward's chunk)."""
 
     def __init__(self, name, **options):
         self.name, self.engine, self.options = name, ENGINES[name], options
@@ -63,17 +67,27 @@ class EngineBackend:
         pass
 
     def prepare(self, problem, args):
-        f, engine_gradient, options = problem.f, self.engine.gradient, self.options
+        f, options = problem.f, self.options
+        if problem.output == "jacobian":
+            jacobian = getattr(self.engine, "jacobian", None)
+            if jacobian is None:
+                raise NotImplementedError(f"the {self.name} engine has no jacobian")
+            (x,) = args
+            run = (lambda: jacobian(f, x, **options)) if options else (lambda: jacobian(f, x))
+            return Runner(lambda: f(x), run, lambda: (run(),))
+        engine_gradient = self.engine.gradient
         gradient = ((lambda: engine_gradient(f, *args, **options)) if options
                     else (lambda: engine_gradient(f, *args)))
         return Runner(lambda: f(*args), gradient, gradient)
 
 
 class AdapterBackend:
-    """An AD adapter module (``adapters.torch_ad``) as a backend."""
+    """An AD adapter module (``adapters.torch_ad``) as a backend; ``method`` names one of
+    its Jacobian functions (``JACOBIAN_METHODS``; None: its default), for Jacobian evals."""
 
-    def __init__(self, module):
-        self.module, self.name = module, module.NAME
+    def __init__(self, module, method=None):
+        self.module, self.method = module, method
+        self.name = module.NAME if method is None else f"{module.NAME}:{method}"
 
     def check(self):
         if not self.module.AVAILABLE:
@@ -81,7 +95,16 @@ class AdapterBackend:
 
     def prepare(self, problem, args):
         self.check()
-        prepared = self.module.prepare(problem.f, *args)  # NotImplementedError: a skip
+        if problem.output == "jacobian":
+            prepare_jacobian = getattr(self.module, "prepare_jacobian", None)
+            if prepare_jacobian is None:
+                raise NotImplementedError(f"{self.name} offers no Jacobian")
+            prepared = prepare_jacobian(problem.f, *args, method=self.method)
+        elif self.method is not None:
+            raise NotImplementedError(f"{self.name} is a Jacobian method; {problem.name} "
+                                      "asks for a gradient")
+        else:
+            prepared = self.module.prepare(problem.f, *args)  # NotImplementedError: a skip
         return Runner(prepared.objective, prepared.gradient,
                       lambda: tuple(prepared.to_numpy(prepared.gradient())),
                       prepared.compile_seconds)
@@ -103,6 +126,13 @@ def adapter_names():
     return [m.NAME for m in ad_adapters()]
 
 
+def jacobian_names():
+    """The peers' Jacobian methods besides their defaults, as backends ``tool:method``
+    (``torch:jacfwd``): the Jacobian evals run these too."""
+    return [f"{m.NAME}:{method}" for m in ad_adapters()
+            for method in getattr(m, "JACOBIAN_METHODS", ())[1:]]
+
+
 #: Peers whose ``prepare`` compiles (their Prepared reports compile_seconds); the others
 #: run eagerly.
 COMPILING = ("jax-jit",)
@@ -120,10 +150,15 @@ def get(name, **options):
         raise ValueError(f"backend {name!r} takes no options, got {sorted(options)}")
     if name == "manual":
         return ManualBackend()
+    tool, _, method = name.partition(":")
     for module in ad_adapters():
-        if module.NAME == name:
-            return AdapterBackend(module)
-    raise ValueError(f"unknown AD backend {name!r}; known: {names()}")
+        if module.NAME == tool:
+            if method and method not in getattr(module, "JACOBIAN_METHODS", ()):
+                raise ValueError(f"{tool} has no Jacobian method {method!r}; it has "
+                                 f"{getattr(module, 'JACOBIAN_METHODS', ())}")
+            return AdapterBackend(module, method or None)
+    raise ValueError(f"unknown AD backend {name!r}; known: "
+                     f"{names() + jacobian_names()}")
 
 
 def input_size(args):

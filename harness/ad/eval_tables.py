@@ -39,20 +39,27 @@ def _optional(res, name):
 
 def eval_times(res):
     """Per (eval, size): each backend's minimum derivative time, then x manual and
-    x f (the plain numpy objective's time), from the suite's separate benchmarks."""
-    times = _by_case(results.table(res, ids.EVAL_GRADIENT))
+    x f (the plain numpy objective's time), from the suite's separate benchmarks; the
+    gradient evals, then the Jacobian evals (whose backends include the peers' jacfwd)."""
     objective = {case: t for (case, b), t in _optional(res, ids.EVAL_OBJECTIVE).items()
                  if b == "numpy"}
-    rows = {case: {b: (t, row.get("manual"), objective.get(case)) for b, t in row.items()}
-            for case, row in times.items()}
 
     def cell(row, b):
         t, manual, f = row[b]
         parts = [f"{t / manual:.3g}x manual"] if manual and b != "manual" else []
         parts += [f"{t / f:.3g}x f"] if f else []
         return format_seconds(t) + (f" ({', '.join(parts)})" if parts else "")
-    return "Minimum time of one derivative (its ratio to the hand-written one, and to one " \
-        "evaluation of f)\n\n" + markdown.matrix(rows, cell, ("eval", "size"))
+
+    parts = []
+    for title, name in (("Gradients", ids.EVAL_GRADIENT), ("Jacobians", ids.EVAL_JACOBIAN)):
+        times = _by_case(_optional(res, name))
+        if times:
+            rows = {case: {b: (t, row.get("manual"), objective.get(case))
+                           for b, t in row.items()} for case, row in times.items()}
+            parts.append(f"{title}: minimum time of one (its ratio to the hand-written one, "
+                         f"and to one evaluation of f)\n\n"
+                         + markdown.matrix(rows, cell, ("eval", "size")))
+    return "\n\n".join(parts)
 
 
 def eval_ratios(res):
@@ -71,31 +78,33 @@ def eval_ratios(res):
 
 
 def eval_targets(res):
-    """The issue's bounds on the evals where the results have the middle sizes (the full
-    profile runs them; the default one does not): reverse and source gradient / objective
-    <= 4, and neither slower than torch."""
+    """The issue's bounds on the evals: reverse and source gradient / objective <= 4 at
+    gradbench's middle size of llsq, lse, gmm and ode (the full profile runs those sizes;
+    the default one does not), neither slower than torch on any gradient eval run, and
+    forward no slower than torch.func.jacfwd on any Jacobian eval run."""
     vs_f = _optional(res, ids.EVAL_VS_OBJECTIVE)
-    grad = _optional(res, ids.EVAL_GRADIENT)
-    lines = ["| target | measured | bound | met |", "|---|---|---|---|"]
+    rows = []
     for name in TARGET_EVALS:
         case = (name, middle_size(name))
         for backend in ("reverse", "source"):
-            for what, value, bound in (
-                    (f"{name} {case[1]}: {backend} / objective", vs_f.get((case, backend)),
-                     MAX_VS_OBJECTIVE),
-                    (f"{name} {case[1]}: {backend} / torch", _quotient(grad, case, backend),
-                     1.0)):
-                if value is None:
-                    lines.append(f"| {what} | not measured | <= {bound:g} | - |")
-                else:
-                    lines.append(f"| {what} | {value:.3g} | <= {bound:g} | "
-                                 f"{'yes' if value <= bound else 'NO'} |")
+            rows.append((f"{name} {case[1]}: {backend} / objective", vs_f.get((case, backend)),
+                         MAX_VS_OBJECTIVE))
+    for table, engines, peer in ((ids.EVAL_GRADIENT, ("reverse", "source"), "torch"),
+                                 (ids.EVAL_JACOBIAN, ("forward",), "torch:jacfwd")):
+        times = _by_case(_optional(res, table))
+        for (name, size), row in times.items():
+            for engine in engines:
+                if engine in row and peer in row:
+                    rows.append((f"{name} {size}: {engine} / {peer}", row[engine] / row[peer],
+                                 1.0))
+    lines = ["| target | measured | bound | met |", "|---|---|---|---|"]
+    for what, value, bound in rows:
+        if value is None:
+            lines.append(f"| {what} | not measured | <= {bound:g} | - |")
+        else:
+            lines.append(f"| {what} | {value:.3g} | <= {bound:g} | "
+                         f"{'yes' if value <= bound else 'NO'} |")
     return "\n".join(lines)
-
-
-def _quotient(grad, case, backend):
-    mine, torch = grad.get((case, backend)), grad.get((case, "torch"))
-    return mine / torch if mine and torch else None
 
 
 SECTIONS = (("AD evals: derivative time per backend", eval_times),

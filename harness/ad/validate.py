@@ -55,7 +55,9 @@ def tolerance(backend_name, problem, args, expected):
     """The relative error (against the reference norm) allowed for ``backend_name``."""
     if backend_name != "finite":
         return RTOL
-    return FINITE_FLOOR + FINITE_MARGIN * finite_rounding(problem.f(*args), args, expected)
+    # a Jacobian's columns are differences of the whole vector f: its largest entry rounds
+    value = np.max(np.abs(problem.f(*args)), initial=0.0)
+    return FINITE_FLOOR + FINITE_MARGIN * finite_rounding(value, args, expected)
 
 
 def error(got, expected):
@@ -96,7 +98,14 @@ def check(name, got, expected, what="", rtol=RTOL, max_rho=None):
 
 def check_value(name, value, expected, what=""):
     """Raise :class:`ValidationError` if an objective's value (a float, or a tool's
-    0-d tensor or array) differs from the plain ``f``'s ``expected``."""
+    0-d tensor or array; an array for a Jacobian eval) differs from the plain ``f``'s
+    ``expected``."""
+    if np.ndim(expected):
+        got = np.asarray(value, dtype=float)
+        if got.shape != np.shape(expected) or not np.allclose(
+                got, expected, rtol=RTOL, atol=RTOL * max(1.0, np.max(np.abs(expected)))):
+            raise ValidationError(f"{name} {what}: the objective's values differ from f's")
+        return got
     try:
         got = float(value)
     except (TypeError, ValueError):
@@ -108,8 +117,10 @@ def check_value(name, value, expected, what=""):
 
 
 def reference(problem, args):
-    """The hand-written gradient of ``problem`` at ``args``, in the engines' form."""
-    return tuple(problem.manual(*args)[1])
+    """The hand-written derivative of ``problem`` at ``args``, in the engines' form: the
+    gradient's tuple, or ``(J,)`` for a Jacobian eval."""
+    derivative = problem.manual(*args)[1]
+    return (derivative,) if problem.output == "jacobian" else tuple(derivative)
 
 
 def validated_runner(backend, problem, args, expected=None, what=""):
@@ -126,5 +137,7 @@ def validated_runner(backend, problem, args, expected=None, what=""):
     exact_eval = problem.origin != "seeds" and backend.name != "finite"
     check(backend.name, runner.grads(), expected, what,
           tolerance(backend.name, problem, args, expected), RHO if exact_eval else None)
-    check_value(backend.name, runner.objective(), float(problem.f(*args)), what)
+    value = problem.f(*args)
+    check_value(backend.name, runner.objective(), value if np.ndim(value) else float(value),
+                what)
     return runner

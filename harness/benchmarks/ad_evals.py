@@ -8,22 +8,35 @@ eval's sizes run. The report divides each gradient time by the hand-written one 
 the plain objective's (``EvalObjective``, "numpy"); ``EvalRatios`` samples the same two
 ratios in alternation, in one process, for the backends the targets are stated for."""
 
-from ._ad_setup import ADAPTERS, BACKENDS, PROFILE, Suite, cases, prepare
+from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, prepare
 from ._once import setup_once
 
+from harness.ad.backends import jacobian_names
 from harness.timing import interleaved_ratio
 
 CASES = cases("ad_eval_sizes", origin="evals")
+GRADIENT_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "gradient"]
+JACOBIAN_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "jacobian"]
 RATIO_BACKENDS = [b for b in BACKENDS if PROFILE["ad_eval_ratio_backends"] is None
                   or b in PROFILE["ad_eval_ratio_backends"]]
 
 
 class EvalGradient(Suite):
-    """One derivative per call (a gradient, or a Jacobian for a Jacobian eval)."""
+    """One gradient per call."""
 
-    params = (CASES, BACKENDS)
+    params = (GRADIENT_CASES, BACKENDS)
 
     def time_gradient(self, case, backend):
+        self.runner.gradient()
+
+
+class EvalJacobian(Suite):
+    """One Jacobian per call: our engines' ``jacobian``, the peers' default Jacobian
+    (reverse mode where they have both) and their other method (``torch:jacfwd``)."""
+
+    params = (JACOBIAN_CASES, BACKENDS + jacobian_names())
+
+    def time_jacobian(self, case, backend):
         self.runner.gradient()
 
 

@@ -58,8 +58,9 @@ EVAL_CASES = [repr(("llsq", 16)), repr(("llsq", 32)), repr(("gmm", "d=2,k=5"))]
 
 
 def add_evals(res):
-    """The eval suite: derivatives of manual, reverse, source and torch (torch skipped on
-    gmm), the plain objective, and reverse's ratios sampled in one process."""
+    """The eval suite: gradients of manual, reverse, source and torch (torch skipped on
+    gmm), a Jacobian eval (ht), the plain objective, and reverse's ratios sampled in one
+    process."""
     backends = ["'manual'", "'reverse'", "'source'", "'torch'"]
     nan = math.nan
     add(res, ids.EVAL_GRADIENT, [EVAL_CASES, backends],
@@ -68,5 +69,8 @@ def add_evals(res):
          1e-3, 4e-3, 3e-3, nan])
     add(res, ids.EVAL_OBJECTIVE, [EVAL_CASES, ["'numpy'", "'torch'"]],
         [1e-4, 2e-4, 1e-4, 3e-4, 5e-4, nan])
+    add(res, ids.EVAL_JACOBIAN, [[repr(("ht", 100))], ["'manual'", "'forward'", "'torch'",
+                                                     "'torch:jacfwd'"]],
+        [1e-3, 4e-3, 9e-3, 2e-3])
     add(res, ids.EVAL_VS_OBJECTIVE, [EVAL_CASES, ["'reverse'"]], [2.1, 2.9, 7.5])
     add(res, ids.EVAL_VS_MANUAL, [EVAL_CASES, ["'reverse'"]], [1.9, 1.4, 4.1])

@@ -115,10 +115,14 @@ def test_tables_hold_the_numbers(full):
     # time (x manual, x the plain f); torch was skipped on gmm
     assert "| llsq | 32 | 200 us (2x f) | 300 us (1.5x manual, 3x f) |" in evals
     assert "| gmm | d=2,k=5 | 1 ms (2x f) | 4 ms (4x manual, 8x f) |" in evals
-    assert evals.rstrip().endswith("| - |")
+    assert "| gmm | d=2,k=5 | 1 ms (2x f) | 4 ms (4x manual, 8x f) | 3 ms (3x manual, 6x f) | - |" \
+        in evals
     assert "| gmm | d=2,k=5 | 7.5 / 4.1 |" in (out / "ad_eval_ratios.md").read_text()
     targets = (out / "ad_eval_targets.md").read_text()
     assert "| llsq 512: reverse / objective | not measured | <= 4 | - |" in targets
+    assert "| llsq 32: source / torch | 0.833 | <= 1 | yes |" in targets
+    assert "| ht 100: forward / torch:jacfwd | 2 | <= 1 | NO |" in targets
+    assert "| ht | 100 | 1 ms | 4 ms (4x manual) | 9 ms (9x manual) | 2 ms (2x manual) |" in evals
     trmul = (out / "ad_trmul.md").read_text()
     assert "| reverse | 15 us | 1.5 | - |" in trmul and "| torch | 50 us | 5 | 4.5 |" in trmul
     assert "| ackley | 16000 | 1.2 | 5e+03 | 2.5 | 12 | - | 3 | - |" in \
