@@ -38,3 +38,44 @@ def check_arguments(args, engine, traced=()):
     for i, a in enumerate(args):
         if not (traced and isinstance(a, traced)):
             check_argument(i, a, engine)
+
+
+def check_jacobian_input(x, engine, traced=()):
+    """``x`` for ``jacobian(f, x)``: a float ndarray of at least one dimension (any shape),
+    or one of the engine's own traced values (``traced``, nested differentiation);
+    TypeError or ValueError naming what it is otherwise."""
+    if traced and isinstance(x, traced):
+        return x
+    if not isinstance(x, np.ndarray):
+        raise TypeError(f"jacobian takes a float array x; got a {type(x).__name__} "
+                        f"({engine}; for a float use derivative, or np.array([x]))")
+    check_argument(0, x, engine)  # the dtype, with the same words as gradient
+    if x.ndim == 0:
+        raise ValueError(f"jacobian takes an array x of at least one dimension; got a 0-d "
+                         f"array ({engine}; use derivative, or x.reshape(1))")
+    return x
+
+
+def check_jacobian_output(value, engine):
+    """The plain value ``f`` returned to ``jacobian``, as a real float array; TypeError
+    naming it when it is not a real number or array (a complex result, a list, None)."""
+    if isinstance(value, np.ndarray):
+        kind = value.dtype.kind
+    elif isinstance(value, (bool, np.bool_)):
+        kind = "b"
+    elif isinstance(value, _SCALARS):
+        kind = "f"
+    elif isinstance(value, (complex, np.complexfloating)):
+        kind = "c"
+    else:
+        raise TypeError(f"jacobian needs f to return a real float array; f returned a "
+                        f"{type(value).__name__} ({engine}; make it an array with np.array or "
+                        f"np.stack)")
+    if kind == "c":
+        raise TypeError(f"jacobian needs a real-valued f; f returned a complex value "
+                        f"({engine}; take np.real, np.abs or np.abs(...) ** 2 of it)")
+    if kind not in "fiu":
+        raise TypeError(f"jacobian needs f to return a real float array; f returned "
+                        f"{'a bool' if kind == 'b' else 'an array of dtype ' + str(value.dtype)}"
+                        f" ({engine})")
+    return np.asarray(value, dtype=float)

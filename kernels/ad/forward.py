@@ -24,7 +24,7 @@ import operator
 import numpy as np
 
 from . import _arrays, rules
-from ._args import check_arguments
+from ._args import check_arguments, check_jacobian_input, check_jacobian_output
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
 #: Vectorised code makes every intermediate as large as its seed, and those are fastest
@@ -421,16 +421,30 @@ def derivative(f, x):
 
 @_traced
 def jacobian(f, x, chunk=None):
-    """The Jacobian of an array-valued ``f`` at the array ``x``: shape
-    ``np.shape(f(x)) + x.shape``."""
+    """The Jacobian of an array-valued ``f`` at the float array ``x`` (any shape, at least
+    one dimension): shape ``np.shape(f(x)) + x.shape``, in ``ceil(x.size / chunk)`` passes."""
+    check_jacobian_input(x, "forward mode", traced=Dual)
     cols, out_shape = [], None
     for _start, size, tag, result in _passes(f, (x,), chunk):
-        out_shape = np.shape(result)
+        out_shape = _output_shape(result)
         p = _partials_of(result, tag, size, out_shape)
         cols.append(np.moveaxis(p, 0, -1) if not isinstance(p, Dual) else p)
+    if out_shape is None:  # x has no elements: f runs once for the shape of its output
+        out_shape = _output_shape(f(x))
+        return np.zeros(out_shape + np.shape(x))
     if any(isinstance(c, Dual) for c in cols):
         raise NotImplementedError("jacobian of a nested Dual result is not supported")
     return np.concatenate(cols, axis=-1).reshape(out_shape + np.shape(x))
+
+
+def _output_shape(result):
+    """The shape of what ``f`` returned to jacobian, checked to be a real array (the
+    innermost value of a Dual of an outer level, too)."""
+    v = result
+    while isinstance(v, Dual):
+        v = v.value
+    check_jacobian_output(v, "forward mode")
+    return np.shape(result)
 
 
 def hessian(f, x, chunk=None):

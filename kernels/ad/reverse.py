@@ -464,3 +464,6 @@ def gradient(f, *args):
             gc.enable()
     return tuple([rules.as_output(found.get(leaf._seq, _NOTHING)[1], a)
                   for leaf, a in zip(leaves, args)])
+
+
+from ._reverse_jacobian import jacobian  # noqa: E402, F401 - part of this engine's API

@@ -35,19 +35,19 @@ import weakref
 import numpy as np
 
 from .. import rules
-from .._args import check_arguments
+from .._args import check_arguments, check_jacobian_input, check_jacobian_output
 from . import runtime as _rt
 from .codegen import generate
 from .lowering import lower
 from .parse import SourceTransformError
 
-__all__ = ["gradient", "transform", "show", "Transformed", "SourceTransformError"]
+__all__ = ["gradient", "jacobian", "transform", "show", "Transformed", "SourceTransformError"]
 
 
 class Transformed:
     """The generated code of one function. ``code``: its Python text; ``primal(*args)``
-    returns ``(value, adjoint)`` and ``adjoint(g)`` one cotangent per parameter (once: it
-    consumes what the primal recorded)."""
+    returns ``(value, adjoint)`` and ``adjoint(g)`` one cotangent per parameter (it only
+    reads what the primal recorded, so it may run again, with another ``g``)."""
 
     __slots__ = ("name", "code", "primal", "index", "filename")
 
@@ -186,3 +186,23 @@ def gradient(f, *args):
     except _NotDifferentiable:
         _check_arguments(args)
         raise
+
+
+def jacobian(f, x):
+    """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
+    one dimension): shape ``np.shape(f(x)) + x.shape``. The primal runs once; its adjoint
+    is replayed once per output element with a one-hot cotangent."""
+    x = check_jacobian_input(x, "the source engine")
+    t = _transforms_get(id(f)) or transform(f)
+    value, adjoint = t.primal(x)
+    value = check_jacobian_output(value, "the source engine")
+    jac = np.zeros(value.shape + x.shape)
+    rows = jac.reshape((value.size,) + x.shape)
+    for i in range(value.size):
+        if value.shape == ():
+            g = 1.0
+        else:
+            g = np.zeros(value.shape)
+            g.flat[i] = 1.0
+        rows[i] = _as_output(adjoint(g)[0], x)
+    return jac
