@@ -387,9 +387,15 @@ def _shares(value):
     return None
 
 
+def _stored(targets):
+    return {n.id for t in targets for n in ast.walk(t)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def shared_names(stmts):
     """Names whose array another binding may share: ``b = a``, ``v = a[1:]``, ``t = a.T``,
-    ``r = np.reshape(a, ...)``, ``[a, ...]``, ``for row in a``. An in-place operator on
+    ``r = np.reshape(a, ...)``, ``[a, ...]``, ``for row in a`` (both names: ``a`` and
+    ``b``, ``v``, ``t``, ``r``, ``row``). An in-place operator on
     one of them would change the others in numpy; the source engine rebinds instead, so it
     refuses those (conservatively: wherever the sharing happens in the function)."""
     shared = set()
@@ -401,11 +407,14 @@ def shared_names(stmts):
             for v in values:
                 name = _shares(v)
                 if name:
+                    # both sides: an in-place update of the view writes into its base too
                     shared.add(name)
+                    shared.update(_stored(node.targets))
         elif isinstance(node, ast.For):
             name = _shares(node.iter)
             if name:
                 shared.add(name)
+                shared.update(_stored([node.target]))  # each row is a view
         elif isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load):
             shared.update(e.id for e in node.elts if isinstance(e, ast.Name))
     return shared
