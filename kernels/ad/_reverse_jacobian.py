@@ -18,7 +18,7 @@ _ENGINE = "reverse mode"
 def jacobian(f, x):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``; ``f`` runs once."""
-    from .reverse import Variable  # (reverse imports this module at its end)
+    from .reverse import RetiredVariable, Variable  # (reverse imports this module last)
     x = check_jacobian_input(x, _ENGINE)
     leaf = Variable(x)
     collecting = gc.isenabled()
@@ -30,6 +30,8 @@ def jacobian(f, x):
         finally:
             _arrays.leave()
         traced = isinstance(out, Variable)
+        if type(out) is RetiredVariable:
+            out._refuse()
         value = check_jacobian_output(out.value if traced else out, _ENGINE)
         jac = np.zeros(value.shape + x.shape)
         if traced:

@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from . import _arrays, rules
+from . import _arrays, _reverse_alias, rules
 from ._args import check_argument
 from ._backward import backpropagate as _backpropagate
 from .rules import RULES, MissingRuleError, lookup
@@ -54,7 +54,10 @@ class Variable(_arrays.Traced):
     float too: a function of it (``math.sin(float(v))``) is a constant to this engine.
     """
 
-    __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs")
+    # _family: the Variables over the same array, for in-place operators (_reverse_alias);
+    # unset, and free, for the Variables that share no array
+    __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs", "_family",
+                 "__weakref__")
     _AD_NAME, _AD_ENGINE = "a Variable", "reverse mode"  # for the escape errors (_arrays)
 
     def __new__(cls, value=None):
@@ -216,7 +219,10 @@ class ArrayVariable(Variable):
             yield _record(x[i], vjps, (x, i), None, parents)
 
 
-_arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS)
+_arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS, shared=_reverse_alias.shared,
+                        after=_reverse_alias.retire)
+#: a Variable an in-place operator retired: its every use raises (_reverse_alias)
+RetiredVariable = _reverse_alias.make_retired(ArrayVariable)
 
 # array methods and computed attributes, from the one table in kernels.ad.rules
 rules.install_methods(Variable, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
@@ -228,7 +234,8 @@ def _record(value, vjps, args, kwargs, parents):
     """A new interior Variable; slots are set directly to skip ``__init__``'s checks."""
     # every ndarray value is an ArrayVariable (a 0-d one too: numpy answers its len() and
     # indexing with its own errors), without reading .ndim on the hot path
-    v = _new(ArrayVariable if type(value) is _ndarray else Variable)
+    t = type(value)
+    v = _new(ArrayVariable if t is _ndarray else Variable)
     v.value = value
     v.grad = None
     v._seq = _next_seq()
@@ -236,6 +243,14 @@ def _record(value, vjps, args, kwargs, parents):
     v._vjps = vjps
     v._args = args
     v._kwargs = kwargs
+    if t is _ndarray:
+        if value.base is not None:  # a view: of a parent's array, most likely
+            _reverse_alias.note_view(v, value, parents)
+        else:
+            for _, p in parents:
+                if p.value is value:  # a parent's array itself (np.asarray, np.real)
+                    _reverse_alias.note_view(v, value, parents)
+                    break
     return v
 
 
@@ -246,7 +261,11 @@ def _shape(v):
 
 
 def _plain(a):
-    return a.value if isinstance(a, Variable) else a
+    if isinstance(a, Variable):
+        if type(a) is RetiredVariable:
+            a._refuse()
+        return a.value
+    return a
 
 
 def _apply(fn, args, kwargs):
@@ -259,6 +278,8 @@ def _apply(fn, args, kwargs):
     parents = []
     for i, a in enumerate(args):
         if isinstance(a, Variable):
+            if type(a) is RetiredVariable:
+                a._refuse()
             values[i] = a.value
             if i < len(vjps) and vjps[i] is not None:
                 parents.append((i, a))
@@ -443,6 +464,8 @@ def gradient(f, *args):
         finally:
             _arrays.leave()
         if isinstance(out, Variable):
+            if type(out) is RetiredVariable:
+                out._refuse()
             v = out.value
             if rules.is_complex(v):
                 raise TypeError("gradient needs a real-valued f; f returned a complex value "
