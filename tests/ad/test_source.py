@@ -427,13 +427,6 @@ def r_walrus(x):
         return 0.0
 
 
-def r_early_return(x):
-    for xi in x:
-        if xi > 0:
-            return xi  # <- return before the end of the function
-    return 0.0
-
-
 def r_no_return(x):
     y = x  # <- a function that does not end with a return statement  # noqa: F841
 
@@ -498,7 +491,7 @@ def r_starred(x):
 
 REFUSED = [r_try, r_with, r_lambda, r_comprehension, r_generator, r_def, r_class, r_global,
            _make_nonlocal(), r_yield, r_async, r_augmented_subscript, r_subscript, r_walrus,
-           r_early_return, r_no_return, r_if_without_else, r_variadic, r_attribute, r_method,
+           r_no_return, r_if_without_else, r_variadic, r_attribute, r_method,
            r_zip, r_boolean, r_floor_division, r_del, r_for_else, r_import, r_unassigned,
            r_starred]
 

@@ -13,7 +13,8 @@ flattens it into a Wengert list in SSA form and generates two functions as Pytho
 
 Control flow is recorded as it runs: the primal notes which branch of an ``if`` ran and
 pushes, once per loop iteration, the values the adjoint needs; the adjoint pops them while
-running the loop backwards (``break`` and ``continue`` become flags first). Element loops
+running the loop backwards (``break`` and ``continue`` become flags first, and a ``return``
+inside a loop a result, a flag and a ``break``). Element loops
 over arrays (``for xi in x``) cost O(1) per element through the sparse cotangents of the
 indexing rule. Lists are values too: list displays, ``[w] * n``, ``map(user_fn, ...)`` and
 ``sum``.
