@@ -10,6 +10,8 @@ array), and any other object.
 
 import numpy as np
 
+from ._arrays import Traced
+
 _SCALARS = (float, int, np.floating, np.integer)
 
 
@@ -26,6 +28,8 @@ def check_argument(i, a, engine):
                         f"differentiates real floats and float arrays only{hint}")
     if isinstance(a, _SCALARS) and not isinstance(a, (bool, np.bool_)):
         return float(a)
+    if isinstance(a, Traced):  # a value of an enclosing differentiation
+        raise TypeError(nesting_refused(engine, a))
     what = "a list (make it an array)" if isinstance(a, (list, tuple)) else \
         f"a {type(a).__name__}"
     raise TypeError(f"argument {i} is {what}; {engine} differentiates real floats and float "
@@ -46,6 +50,8 @@ def check_jacobian_input(x, engine, traced=()):
     TypeError or ValueError naming what it is otherwise."""
     if traced and isinstance(x, traced):
         return x
+    if isinstance(x, Traced):  # a value of an enclosing differentiation
+        raise TypeError(nesting_refused(engine, x))
     if not isinstance(x, np.ndarray):
         raise TypeError(f"jacobian takes a float array x; got a {type(x).__name__} "
                         f"({engine}; for a float use derivative, or np.array([x]))")
@@ -79,3 +85,12 @@ def check_jacobian_output(value, engine):
                         f"{'a bool' if kind == 'b' else 'an array of dtype ' + str(value.dtype)}"
                         f" ({engine})")
     return np.asarray(value, dtype=float)
+
+
+def nesting_refused(engine, outer):
+    """The message of an engine refusing to differentiate a traced value ``outer`` of an
+    enclosing differentiation (an engine nested in one it does not support)."""
+    return (f"{engine} got {outer._AD_NAME} of an enclosing {outer._AD_ENGINE} "
+            f"differentiation: nesting {engine} inside {outer._AD_ENGINE} is not supported "
+            f"(supported: forward mode over forward, reverse and the source engine's "
+            f"gradient: forward.hessian, reverse.hessian, source.hessian)")

@@ -160,6 +160,9 @@ def densify(ct):
         ct = ScatterSum(ct.shape, [ct])
     if not isinstance(ct, ScatterSum):
         return ct
+    for p in ct.parts:
+        if isinstance(p.values, _arrays.Traced):
+            return _nested.densify(ct)
     # (loops, not comprehensions: in Python 3.11 a comprehension reading a local of this
     # function would make that local a cell on every call)
     ints, rest = [], []
@@ -221,6 +224,10 @@ def as_output(ct, like):
         return float(ct)
     if ct is None:
         ct = np.zeros(np.shape(like))
+    if isinstance(ct, _arrays.Traced) or _nested.traced_parts(ct):
+        # f closed over a traced value of an enclosing level (a forward Dual): the
+        # cotangent carries its derivative
+        return _nested.as_output(ct, like)
     ct = densify(ct)
     if type(ct) is np.ndarray and ct.dtype.kind == "c" or isinstance(
             ct, (complex, np.complexfloating)):
@@ -462,7 +469,8 @@ def install_methods(cls, dispatch):
 
 # The rule families register themselves into RULES when imported (after the machinery
 # above, which they use).
-from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
+from . import _nested  # noqa: E402, I001 - cotangents of nested differentiation
+from . import _rules_elementwise  # noqa: E402, F401 - imported to register
 from . import _rules_fft  # noqa: E402, F401
 from . import _rules_join  # noqa: E402, F401
 from . import _rules_linalg  # noqa: E402, F401

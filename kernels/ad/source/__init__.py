@@ -35,14 +35,16 @@ import weakref
 
 import numpy as np
 
-from .. import rules
-from .._args import check_arguments, check_jacobian_input, check_jacobian_output
+from .. import _nested, rules
+from .._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
+from .._arrays import Traced as _Traced
 from . import runtime as _rt
 from .codegen import generate
 from .lowering import lower
 from .parse import SourceTransformError
 
-__all__ = ["gradient", "jacobian", "transform", "show", "Transformed", "SourceTransformError"]
+__all__ = ["gradient", "jacobian", "hessian", "transform", "show", "Transformed",
+           "SourceTransformError"]
 
 
 class Transformed:
@@ -132,12 +134,15 @@ class _NotDifferentiable(Exception):
 
 
 def _check_arguments(args):
-    check_arguments(args, "the source engine")
+    check_arguments(args, "the source engine", traced=_Dual)
 
 
 def _output(ct, a):
     """``rules.as_output(ct, a)``, skipped where it would return ``ct`` itself: a float64
     array of ``a``'s shape that owns its writable data (not a view, not ``a``)."""
+    if isinstance(ct, _Traced) and not isinstance(ct, _Dual):
+        # f closed over a reverse-mode Variable: the adjoint recorded on its tape
+        raise TypeError(nesting_refused("the source engine", ct))
     if type(a) is np.ndarray:
         if (type(ct) is np.ndarray and ct.dtype is _FLOAT64 and ct.base is None
                 and ct.shape == a.shape and a.dtype is _FLOAT64 and ct is not a
@@ -148,6 +153,10 @@ def _output(ct, a):
     elif type(a) is float:
         if type(ct) is float:
             return ct
+    elif isinstance(a, _Traced):
+        if not isinstance(a, _Dual):
+            raise _NotDifferentiable  # a reverse-mode Variable: refused by name
+        return _nested.as_output(ct, a)  # forward over source
     elif (not isinstance(a, (float, int, np.floating, np.integer))
           or isinstance(a, (bool, np.bool_))):
         raise _NotDifferentiable
@@ -155,6 +164,10 @@ def _output(ct, a):
 
 
 def _check_value(value, t):
+    while isinstance(value, _Dual):  # forward over source: the value under the partials
+        value = value.value
+    if isinstance(value, _Traced):  # a reverse-mode Variable: reverse over source
+        raise TypeError(nesting_refused("the source engine", value))
     if np.iscomplexobj(value) and np.ndim(value) == 0:
         raise TypeError(f"gradient needs a real-valued function; {t.name} returned a complex "
                         f"value (take np.real, np.abs or np.abs(...) ** 2 of it)")
@@ -196,6 +209,8 @@ def jacobian(f, x):
     x = check_jacobian_input(x, "the source engine")
     t = _transforms_get(id(f)) or transform(f)
     value, adjoint = t.primal(x)
+    if isinstance(value, _Traced):
+        _check_value(value, t)  # a Variable is refused; a Dual (nested) goes on below
     value = check_jacobian_output(value, "the source engine")
     jac = np.zeros(value.shape + x.shape)
     rows = jac.reshape((value.size,) + x.shape)
@@ -207,3 +222,15 @@ def jacobian(f, x):
             g.flat[i] = 1.0
         rows[i] = _as_output(adjoint(g)[0], x)
     return jac
+
+
+def hessian(f, x):
+    """The Hessian of the scalar ``f`` at the float array ``x`` (any shape, at least one
+    dimension): shape ``x.shape + x.shape``, forward over source (the generated primal and
+    adjoint run on forward Duals, whose partials are the Hessian's columns)."""
+    from .. import forward
+    check_jacobian_input(x, "the source engine", traced=_Dual)
+    return forward.jacobian(lambda y: gradient(f, y)[0], x)
+
+
+from ..forward import Dual as _Dual  # noqa: E402 - forward does not import this package

@@ -41,9 +41,22 @@ def differentiable(v):
     return isinstance(v, (float, complex, np.inexact))
 
 
+#: the AD engines' own modules: their functions are not user code to transform
+_ENGINES = ("kernels.ad.forward", "kernels.ad.reverse", "kernels.ad.finite",
+            "kernels.ad._reverse_jacobian", "kernels.ad.source")
+
+
 def _is_user_function(fn):
-    return (type(fn) is types.FunctionType and not hasattr(fn, "__ad_primitive__")
-            and (fn.__module__ or "").partition(".")[0] not in _LIBRARIES)
+    if type(fn) is not types.FunctionType or hasattr(fn, "__ad_primitive__"):
+        return False
+    module = fn.__module__ or ""
+    if module.startswith(_ENGINES):
+        from .parse import SourceTransformError
+        raise SourceTransformError(
+            f"{module}.{fn.__name__} called inside a function the source engine "
+            f"differentiates: nesting an AD engine inside the source engine is not "
+            f"supported (supported: forward over source, source.hessian)")
+    return module.partition(".")[0] not in _LIBRARIES
 
 
 def call(fn, /, *args, **kwargs):
