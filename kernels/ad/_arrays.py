@@ -407,6 +407,13 @@ _WRAPPERS = {"array": _wrap_constructor(_ORIGINALS["array"]),
              "r_": _Concatenator("r_", _ORIGINALS["r_"]),
              "c_": _Concatenator("c_", _ORIGINALS["c_"])}
 _NUMPY_NAMES = vars(np)
+_ORIGINAL_OF = {id(_WRAPPERS[name]): _ORIGINALS[name] for name in _FOUR}
+
+
+def original(obj):
+    """numpy's own object for one of the wrappers above (the source engine, reading
+    ``np.r_`` or calling ``np.array`` while forward mode traces, must see numpy's)."""
+    return _ORIGINAL_OF.get(id(obj), obj)
 _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
 

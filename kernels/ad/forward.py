@@ -381,8 +381,8 @@ def _split(flat, args):
     for a in args:
         size = int(np.size(a))
         piece = flat[..., offset:offset + size]
-        if isinstance(a, np.ndarray):
-            out.append(piece.reshape(piece.shape[:-1] + a.shape))
+        if isinstance(a, (np.ndarray, ArrayDual)):  # (an array Dual of an outer level too)
+            out.append(piece.reshape(piece.shape[:-1] + np.shape(a)))
         else:
             out.append(piece[..., 0])
         offset += size
@@ -422,7 +422,8 @@ def gradient(f, *args, chunk=None):
     """The gradient of scalar ``f`` with respect to every positional argument, in
     ``ceil(n / chunk)`` passes over ``f`` (``chunk=None``: :func:`default_chunk`)."""
     flat = _gradient_flat(f, args, chunk)
-    return tuple(g if isinstance(g, Dual) else rules.as_output(g, a)
+    # (a Dual argument, nested: its entry is already of its shape, a Dual or a constant)
+    return tuple(g if isinstance(g, Dual) or isinstance(a, Dual) else rules.as_output(g, a)
                  for g, a in zip(_split(flat, args), args))
 
 

@@ -234,3 +234,64 @@ def inplace_in_forward_over_reverse():
 def test_unsupported_nesting_is_refused_by_name(case, kind, words):
     with pytest.raises(kind, match=words):
         case()
+
+
+# -- found by running the corpus through every Hessian (forward over each engine) -----------
+
+def test_hessian_of_a_2d_argument_through_forward_gradient():
+    # forward.gradient of an array Dual (nested) kept only its first element
+    x = _RNG.uniform(-1, 1, (3, 2))
+    got = forward.jacobian(lambda y: forward.gradient(lambda m: np.sum(np.sin(m) * m), y)[0], x)
+    want = np.diag((2.0 * np.cos(x) - x * np.sin(x)).ravel()).reshape(3, 2, 3, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-15)
+
+
+SOLVE_A = _RNG.normal(size=(3, 3)) + 3.0 * np.eye(3)
+SOLVE_B, SOLVE_W = _RNG.normal(size=(3, 2)), _RNG.normal(size=(3, 2))
+
+
+def solve_matrix_rhs(a):
+    return np.sum(SOLVE_W * np.linalg.solve(a.reshape(3, 3), SOLVE_B) ** 2)
+
+
+@pytest.mark.parametrize("engine", sorted(HESSIANS))
+def test_hessian_through_solve_with_a_matrix_rhs(engine):
+    # forward's solve jvp aligned the chunk axis with the rhs's columns when nested
+    x = SOLVE_A.ravel()
+    want = finite.jacobian(lambda y: reverse.gradient(solve_matrix_rhs, y)[0], x)
+    np.testing.assert_allclose(HESSIANS[engine](solve_matrix_rhs, x), want, rtol=1e-6,
+                               atol=1e-7)
+
+
+@pytest.mark.parametrize("stacked", ["a", "b"])
+def test_forward_solve_of_stacks_whose_size_is_the_chunk(stacked):
+    # 4 stacked systems and 4 directions: the tangents must not pair them up
+    a, b = _RNG.normal(size=(2, 2)) + 3.0 * np.eye(2), _RNG.normal(size=(2, 3))
+    if stacked == "a":
+        a = np.stack([a + 0.1 * k for k in range(4)])
+        f = lambda y: np.sum(np.sin(np.linalg.solve(a, y)))  # noqa: E731
+        x = b
+    else:
+        b = _RNG.normal(size=(4, 2, 3))
+        f = lambda y: np.sum(np.sin(np.linalg.solve(y, b)))  # noqa: E731
+        x = a
+    np.testing.assert_allclose(forward.gradient(f, x)[0], finite.gradient(f, x)[0],
+                               rtol=1e-8, atol=1e-9)
+
+
+def concatenated(x):
+    return np.sum(np.r_[x, 2.0] ** 2 * np.concatenate([x, x ** 2])[: len(x) + 1])
+
+
+def test_source_transformed_while_forward_traces_sees_numpys_names():
+    # forward mode swaps np.r_ for a wrapper while it traces: a source transform made then
+    # (source.hessian) took np.r_[x] for a constant, and cached that
+    x = _RNG.uniform(0.5, 1.5, 3)
+
+    def f(y):
+        return np.sum(np.r_[y, 1.0] ** 3)
+    got = source.hessian(f, x)
+    np.testing.assert_allclose(got, np.diag(6.0 * x), rtol=1e-14)
+    np.testing.assert_allclose(source.gradient(f, x)[0], 3.0 * x ** 2, rtol=1e-14)
+    np.testing.assert_allclose(source.hessian(concatenated, x),
+                               forward.hessian(concatenated, x), rtol=1e-12, atol=1e-12)

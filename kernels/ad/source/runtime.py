@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from .. import rules
+from .._arrays import Traced, original
 from ..rules import Rule, accumulate, densify
 
 #: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
@@ -38,7 +39,8 @@ def differentiable(v):
         return any(map(differentiable, v))
     if t is np.ndarray:
         return v.dtype.kind in "fc"
-    return isinstance(v, (float, complex, np.inexact))
+    # a forward Dual (forward over source) carries derivatives of its own level
+    return isinstance(v, (float, complex, np.inexact, Traced))
 
 
 #: the AD engines' own modules: their functions are not user code to transform
@@ -60,6 +62,7 @@ def _is_user_function(fn):
 
 
 def call(fn, /, *args, **kwargs):
+    fn = original(fn)  # numpy's np.array, not forward mode's wrapper of it (nested)
     try:
         rule = _rule_of(fn)
     except TypeError:  # an unhashable callable has no rule
@@ -156,7 +159,9 @@ def zero(value):
     code can count on a cotangent from every pull)."""
     if type(value) is list or type(value) is tuple:
         return [None] * len(value)
-    return np.zeros(np.shape(value)) if isinstance(value, np.ndarray) else 0.0
+    if isinstance(value, np.ndarray) or isinstance(value, Traced) and np.ndim(value):
+        return np.zeros(np.shape(value))
+    return 0.0
 
 
 def pull(back, g, ans, which, /, *args, **kwargs):
