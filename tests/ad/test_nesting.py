@@ -132,6 +132,14 @@ def test_forward_over_reverse_written_out_and_through_a_closure():
         np.testing.assert_allclose(got, np.diag(2.0 * z), rtol=1e-14)
 
 
+@pytest.mark.parametrize("inner", [forward, reverse, source])
+def test_central_differences_over_an_exact_gradient(inner):
+    # finite differences only call f: any engine inside them is plain code
+    x = _RNG.uniform(0.3, 1.2, 4)
+    got = finite.jacobian(lambda y: inner.gradient(polynomial, y)[0], x)
+    np.testing.assert_allclose(got, polynomial_hessian(x), rtol=1e-7, atol=1e-8)
+
+
 def test_forward_over_a_reverse_jacobian():
     x = _RNG.uniform(-1, 1, 3)
 
@@ -193,6 +201,14 @@ def _source_outer_forward(x):
     return np.sum(forward.gradient(_inner, x)[0])
 
 
+def _source_outer_reverse(x):
+    return np.sum(reverse.gradient(_inner, x)[0])
+
+
+def source_over_reverse():
+    return source.gradient(_source_outer_reverse, X)
+
+
 def source_over_source():
     return source.gradient(_source_outer, X)
 
@@ -227,6 +243,7 @@ def inplace_in_forward_over_reverse():
     (reverse_over_source_closure, TypeError, "nesting the source engine inside reverse mode"),
     (source_over_source, NotImplementedError, "inside the source engine is not supported"),
     (source_over_forward, NotImplementedError, "inside the source engine is not supported"),
+    (source_over_reverse, NotImplementedError, "inside the source engine is not supported"),
     (source_jacobian_inside_forward, TypeError, "the source engine inside forward mode"),
     (finite_inside_forward, TypeError, "nesting central differences inside forward mode"),
     (inplace_in_forward_over_reverse, EscapeError, "nested differentiation"),
