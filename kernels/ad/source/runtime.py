@@ -45,7 +45,7 @@ def differentiable(v):
 
 #: the AD engines' own modules: their functions are not user code to transform
 _ENGINES = ("kernels.ad.forward", "kernels.ad.reverse", "kernels.ad.finite",
-            "kernels.ad._reverse_jacobian", "kernels.ad.source")
+            "kernels.ad._reverse", "kernels.ad.source")
 
 
 def _is_user_function(fn):
