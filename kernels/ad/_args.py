@@ -87,6 +87,16 @@ def check_jacobian_output(value, engine):
     return np.asarray(value, dtype=float)
 
 
+def jacobian_seed(shape, i):
+    """The cotangent that pulls back the output element ``i`` (flat index) of an output of
+    ``shape``: one-hot (1.0 for a scalar output)."""
+    if shape == ():
+        return 1.0
+    g = np.zeros(shape)
+    g.flat[i] = 1.0
+    return g
+
+
 def nesting_refused(engine, outer):
     """The message of an engine refusing to differentiate a traced value ``outer`` of an
     enclosing differentiation (an engine nested in one it does not support)."""

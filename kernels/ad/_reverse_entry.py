@@ -16,7 +16,13 @@ import numbers
 import numpy as np
 
 from . import _arrays, _nested, _reverse_nesting, rules
-from ._args import check_argument, check_jacobian_input, check_jacobian_output, nesting_refused
+from ._args import (
+    check_argument,
+    check_jacobian_input,
+    check_jacobian_output,
+    jacobian_seed,
+    nesting_refused,
+)
 from ._backward import backpropagate
 from .reverse import (
     _F64,
@@ -134,7 +140,7 @@ def jacobian(f, x):
         rows = []
         if traced:
             for i in range(int(np.prod(shape))):
-                found = backpropagate(out, _onehot(shape, i))
+                found = backpropagate(out, jacobian_seed(shape, i))
                 _reverse_nesting.check_leaves_of(found, start)
                 rows.append(_entry(found.get(leaf._seq, (None, None))[1], x))
     finally:
@@ -150,15 +156,6 @@ def _dual_leaf(x):
     leaf = object.__new__(ArrayVariable)
     leaf.value, leaf.grad, leaf._seq, leaf._parents = x, None, _next_seq(), ()
     return leaf
-
-
-def _onehot(shape, i):
-    """The cotangent that pulls back output element ``i`` (flat index)."""
-    if shape == ():
-        return 1.0
-    g = np.zeros(shape)
-    g.flat[i] = 1.0
-    return g
 
 
 def _entry(ct, x):

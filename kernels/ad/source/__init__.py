@@ -36,7 +36,13 @@ import weakref
 import numpy as np
 
 from .. import _nested, rules
-from .._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
+from .._args import (
+    check_arguments,
+    check_jacobian_input,
+    check_jacobian_output,
+    jacobian_seed,
+    nesting_refused,
+)
 from .._arrays import Traced as _Traced
 from . import runtime as _rt
 from .codegen import generate
@@ -205,23 +211,23 @@ def gradient(f, *args):
 def jacobian(f, x):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``. The primal runs once; its adjoint
-    is replayed once per output element with a one-hot cotangent."""
-    x = check_jacobian_input(x, "the source engine")
+    is replayed once per output element with a one-hot cotangent. (``x`` may be a forward
+    Dual: forward over source.)"""
+    x = check_jacobian_input(x, "the source engine", traced=_Dual)
     t = _transforms_get(id(f)) or transform(f)
     value, adjoint = t.primal(x)
-    if isinstance(value, _Traced):
-        _check_value(value, t)  # a Variable is refused; a Dual (nested) goes on below
-    value = check_jacobian_output(value, "the source engine")
-    jac = np.zeros(value.shape + x.shape)
-    rows = jac.reshape((value.size,) + x.shape)
-    for i in range(value.size):
-        if value.shape == ():
-            g = 1.0
-        else:
-            g = np.zeros(value.shape)
-            g.flat[i] = 1.0
-        rows[i] = _as_output(adjoint(g)[0], x)
-    return jac
+    plain = value
+    while isinstance(plain, _Dual):  # f closed over a Dual of an enclosing level
+        plain = plain.value
+    if isinstance(plain, _Traced):  # a reverse-mode Variable: reverse over source
+        raise TypeError(nesting_refused("the source engine", plain))
+    shape = check_jacobian_output(plain, "the source engine").shape
+    nested = isinstance(x, _Traced)
+    rows = [(_nested.as_output if nested else _as_output)(adjoint(jacobian_seed(shape, i))[0], x)
+            for i in range(int(np.prod(shape)))]
+    if not rows:
+        return np.zeros(shape + np.shape(x))
+    return np.reshape(np.stack(rows), shape + np.shape(x))
 
 
 def hessian(f, x):
