@@ -234,9 +234,10 @@ def _record(value, vjps, args, kwargs, parents):
     # every ndarray value is an ArrayVariable (a 0-d one too: numpy answers its len() and
     # indexing with its own errors), without reading .ndim on the hot path
     t = type(value)
-    # (a forward Dual value, forward over reverse: an ArrayVariable if it holds an array)
-    v = _new(ArrayVariable if t is _ndarray or t is not float and t is not _float64 and
-             getattr(value, "ndim", 0) else Variable)
+    # scalars first (an element loop's); a forward Dual value (forward over reverse) is an
+    # ArrayVariable if it holds an array
+    v = _new(Variable if t is _float64 or t is float else
+             ArrayVariable if t is _ndarray or getattr(value, "ndim", 0) else Variable)
     v.value = value
     v.grad = None
     v._seq = _next_seq()

@@ -160,9 +160,6 @@ def densify(ct):
         ct = ScatterSum(ct.shape, [ct])
     if not isinstance(ct, ScatterSum):
         return ct
-    for p in ct.parts:
-        if isinstance(p.values, _arrays.Traced):
-            return _nested.densify(ct)
     # (loops, not comprehensions: in Python 3.11 a comprehension reading a local of this
     # function would make that local a cell on every call)
     ints, rest = [], []
@@ -170,8 +167,13 @@ def densify(ct):
         (ints if type(p.index) is int else rest).append(p)
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
+        if isinstance(values, _arrays.Traced):  # forward Duals (nested): no np.add.at
+            return _nested.densify(ct)
     else:
         rest, ints = ct.parts, []
+    for p in rest:
+        if isinstance(p.values, _arrays.Traced):
+            return _nested.densify(ct)
     # complex only if some part is (a state vector's amplitudes): checked per part by type,
     # not by np.result_type over every part
     complex_ = bool(ints) and values.dtype.kind == "c"
