@@ -67,6 +67,8 @@ def check_jacobian_output(value, engine):
     naming it when it is not a real number or array (a complex result, a list, None)."""
     if isinstance(value, np.ndarray):
         kind = value.dtype.kind
+    elif isinstance(value, Traced):  # another engine's value: f closed over an outer one
+        raise TypeError(nesting_refused(engine, value))
     elif isinstance(value, (bool, np.bool_)):
         kind = "b"
     elif isinstance(value, _SCALARS):

@@ -14,6 +14,9 @@ reaches one of an outer gradient raises instead.
 """
 
 #: the first Variable number of each reverse.gradient / jacobian in progress, outermost first
+#: (one list for the process, like kernels.ad._arrays' swap of numpy's constructors: with
+#: gradients in several threads at once, one may be refused as nested when it is not, and a
+#: nesting in one thread may go unseen while another thread's gradient ends)
 ACTIVE = []
 
 

@@ -195,6 +195,11 @@ def reverse_over_forward_closure():
     return reverse.gradient(lambda x: forward.derivative(lambda t: np.sum(x * t * t), 1.0), X)
 
 
+def reverse_over_forward_jacobian_closure():
+    return reverse.gradient(
+        lambda x: np.sum(forward.jacobian(lambda t: x * t, np.array([1.0, 2.0]))), X[:2])
+
+
 def reverse_over_source():
     return reverse.gradient(lambda x: np.sum(source.gradient(_inner, x)[0]), X)
 
@@ -247,6 +252,8 @@ def inplace_in_forward_over_reverse():
     (reverse_jacobian_over_reverse, TypeError, "nesting reverse mode inside reverse mode"),
     (reverse_over_forward, TypeError, "nesting forward mode inside reverse mode"),
     (reverse_over_forward_closure, TypeError, "nesting forward mode inside reverse mode"),
+    (reverse_over_forward_jacobian_closure, TypeError,
+     "nesting forward mode inside reverse mode"),
     (reverse_over_source, TypeError, "nesting the source engine inside reverse mode"),
     (reverse_over_source_closure, TypeError, "nesting the source engine inside reverse mode"),
     (source_over_source, NotImplementedError, "inside the source engine is not supported"),
