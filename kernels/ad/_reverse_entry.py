@@ -64,7 +64,8 @@ def gradient(f, *args):
         leaves.append(leaf)  # a leaf's _vjps, _args, _kwargs are never read
     collecting = gc.isenabled()
     gc.disable()
-    _nesting.ACTIVE.append(start)
+    running = _nesting.active()
+    running.append(start)
     try:
         _arrays.enter()
         try:
@@ -93,7 +94,7 @@ def gradient(f, *args):
                                  f"shape {np.shape(out)}")
             found = {}  # f does not depend on its arguments
     finally:
-        _nesting.ACTIVE.pop()
+        running.pop()
         if collecting:
             gc.enable()
     _nesting.check_leaves(found, start)
@@ -122,7 +123,8 @@ def jacobian(f, x):
     leaf = Variable(x) if not isinstance(x, _arrays.Traced) else _dual_leaf(x)
     collecting = gc.isenabled()
     gc.disable()  # as in gradient: the graph has no cycles, and its walks are paid anyway
-    _reverse_nesting.ACTIVE.append(start)
+    running = _reverse_nesting.active()
+    running.append(start)
     try:
         _arrays.enter()
         try:
@@ -144,7 +146,7 @@ def jacobian(f, x):
                 _reverse_nesting.check_leaves_of(found, start)
                 rows.append(_entry(found.get(leaf._seq, (None, None))[1], x))
     finally:
-        _reverse_nesting.ACTIVE.pop()
+        running.pop()
         if collecting:
             gc.enable()
     if not rows:

@@ -9,31 +9,42 @@ hold a Dual, never the other way round (forward mode hands a Variable operand ba
 Reverse over reverse is refused: an inner gradient's backward sweep would reach the
 Variables of the outer one and return plain arrays, and the outer sweep would then see the
 inner gradient as a constant: a wrong number without a word. The Variables of every
-gradient in progress are numbered from its start (``ACTIVE``), so an inner sweep that
+gradient in progress are numbered from its start (:func:`active`), so an inner sweep that
 reaches one of an outer gradient raises instead.
 """
 
-#: the first Variable number of each reverse.gradient / jacobian in progress, outermost first
-#: (one list for the process, like kernels.ad._arrays' swap of numpy's constructors: with
-#: gradients in several threads at once, one may be refused as nested when it is not, and a
-#: nesting in one thread may go unseen while another thread's gradient ends)
-ACTIVE = []
+import threading
+
+_local = threading.local()
+
+
+def active():
+    """This thread's record: the first Variable number of each reverse.gradient / jacobian in
+    progress, outermost first (per thread, so that gradients in other threads neither
+    look nested nor hide a nesting)."""
+    try:
+        return _local.active
+    except AttributeError:
+        _local.active = []
+        return _local.active
 
 
 def check_leaves(found, start):
     """Refuse a backward sweep (``found``: leaf number -> (leaf, cotangent)) of the gradient
     that started at ``start`` which reached a Variable of an enclosing gradient (called once
-    this gradient's own entry has left ``ACTIVE``)."""
-    if ACTIVE:
-        check_leaves_of(found, start, ACTIVE[0])
+    this gradient's own entry has left :func:`active`)."""
+    stack = active()
+    if stack:
+        check_leaves_of(found, start, stack[0])
 
 
 def check_leaves_of(found, start, outer=None):
-    """As check_leaves, while this gradient's own entry is still the last of ``ACTIVE``."""
+    """As check_leaves, while this gradient's own entry is still the last of :func:`active`."""
     if outer is None:
-        if len(ACTIVE) < 2:
+        stack = active()
+        if len(stack) < 2:
             return
-        outer = ACTIVE[0]
+        outer = stack[0]
     for seq in found:
         if outer <= seq < start:
             raise TypeError(
