@@ -84,6 +84,27 @@ def base_used_after(x):
     return np.sum(w)
 
 
+def asarray_used_after(x):
+    u = x * 1.0
+    b = np.asarray(u)  # the same array object
+    u += 1.0
+    return np.sum(b * x)
+
+
+def real_used_after(x):
+    u = x * 1.0
+    b = np.real(u)  # the same array object for a real u
+    u += 1.0
+    return np.sum(b * x)
+
+
+def transpose_used_after(x):
+    u = x * 1.0
+    b = u.T
+    u *= 3.0
+    return np.sum(b * x)
+
+
 def view_of_argument(x):
     u = x[1:]
     u += 1.0
@@ -126,7 +147,8 @@ def updated_by_its_old_self(x):
 
 
 SHARED = [named_view_unused_after, alias_used_after, view_used_after, base_used_after,
-          view_of_argument, argument_itself, listed_then_updated, alias_returned, alias_compared,
+          asarray_used_after, real_used_after, transpose_used_after, view_of_argument,
+          argument_itself, listed_then_updated, alias_returned, alias_compared,
           updated_by_its_old_self]
 
 
