@@ -98,29 +98,63 @@ class Traced:
 #: the reference counts of a traced array and of its value inside an in-place operator
 #: method when nothing else holds them: the caller's name, the stack, ``self`` and the
 #: argument of getrefcount (measured in tests/ad/test_escapes.py)
-_OWN_REFERENCES, _OWN_VALUE_REFERENCES = 4, 2
+_OWN_REFERENCES, _OWN_VALUE_REFERENCES = 5, 3
 
 
 _INPLACE_SYMBOLS = {"add": "+=", "sub": "-=", "mul": "*=", "truediv": "/=", "pow": "**=",
                     "matmul": "@=", "mod": "%="}
 
 
-def install_inplace(cls, operators):
+def shared_by_references(self, other):
+    """Why numpy's in-place update of the traced array ``self`` could be seen elsewhere, or
+    None: forward mode keeps no record of its values, so any reference to the value or to
+    ``self`` beyond the caller's own is another name, a view or a container holding it, and
+    a value that is itself a view (its ``base``) would write through to the array it views."""
+    if sys.getrefcount(self) > _OWN_REFERENCES:
+        return "that another name or a container shares"
+    value = self.value
+    if sys.getrefcount(value) > _OWN_VALUE_REFERENCES:
+        return "that a view or another name shares"
+    if isinstance(value, np.ndarray) and value.base is not None:
+        return "that is a view of another array (numpy would write into that array)"
+    return None
+
+
+def same_array(self, out, symbol):
+    """numpy's own refusals of ``a op= y``: the result must keep ``a``'s shape (``y`` may
+    not broadcast ``a`` larger) and a real ``a`` cannot take a complex result."""
+    old, new = self.value, getattr(out, "value", out)
+    if np.shape(new) != np.shape(old):
+        raise ValueError(f"in-place {symbol}: non-broadcastable output operand with shape "
+                         f"{np.shape(old)} doesn't match the broadcast shape {np.shape(new)}")
+    if np.iscomplexobj(new) and not np.iscomplexobj(old):
+        raise TypeError(f"in-place {symbol}: cannot cast a complex result into a real "
+                        f"array (numpy's casting rule 'same_kind')")
+
+
+def install_inplace(cls, operators, shared=shared_by_references, after=None):
     """``a += y`` (and ``-= *= /= **= @= %=``) on a traced array: numpy would update the
     array in place, so another name bound to it, or a view of it, would change too. A
-    traced value cannot change in place; where nothing else refers to it, ``a = a + y`` is
-    the same program, so that is what happens; where something does, EscapeError."""
+    traced value cannot change in place; where nothing else can see the array, ``a = a +
+    y`` is the same program, so that is what happens; where something can,
+    ``shared(self, other)`` says why (EscapeError). ``after(self)``, if given, runs once the
+    new value exists (reverse mode retires the old one, kernels.ad._reverse_alias)."""
     for name, fn in operators.items():
         if name == "floordiv":
             continue  # a plain result: Python's fallback rebinding is numpy's answer too
 
         def inplace(self, other, fn=fn, name=name):
-            if (sys.getrefcount(self) > _OWN_REFERENCES
-                    or sys.getrefcount(self.value) > _OWN_VALUE_REFERENCES):
-                raise escape(f"an in-place {_INPLACE_SYMBOLS.get(name, name)} on "
-                             f"{self._AD_NAME} that another name, a view or an earlier "
-                             f"operation shares", self._AD_ENGINE, ESCAPE_HINTS["inplace"])
-            return fn(self, other)
+            symbol = _INPLACE_SYMBOLS.get(name, name)
+            why = shared(self, other)
+            if why is not None:
+                raise escape(f"an in-place {symbol} on {self._AD_NAME} {why}",
+                             self._AD_ENGINE, ESCAPE_HINTS["inplace"])
+            out = fn(self, other)
+            if out is not NotImplemented:
+                same_array(self, out, symbol)
+                if after is not None:
+                    after(self)
+            return out
         setattr(cls, f"__i{name}__", inplace)
 
 
@@ -373,6 +407,13 @@ _WRAPPERS = {"array": _wrap_constructor(_ORIGINALS["array"]),
              "r_": _Concatenator("r_", _ORIGINALS["r_"]),
              "c_": _Concatenator("c_", _ORIGINALS["c_"])}
 _NUMPY_NAMES = vars(np)
+_ORIGINAL_OF = {id(_WRAPPERS[name]): _ORIGINALS[name] for name in _FOUR}
+
+
+def original(obj):
+    """numpy's own object for one of the wrappers above (the source engine, reading
+    ``np.r_`` or calling ``np.array`` while forward mode traces, must see numpy's)."""
+    return _ORIGINAL_OF.get(id(obj), obj)
 _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
 

@@ -74,9 +74,21 @@ def _solve_vjp_a(g, ans, a, b):
     return -np.multiply.outer(gb, ans) if _vector_rhs(a, b) else -gb @ _t(ans)
 
 
+def _lift(t, extra):
+    """A tangent ``(chunk,) + shape`` with ``extra`` unit axes after the chunk axis, so that
+    it broadcasts against values of ``extra`` more leading (stack) axes by aligning those
+    axes, not the chunk axis, with them."""
+    if t is None or extra <= 0:
+        return t
+    shape = np.shape(t)
+    return np.reshape(t, shape[:1] + (1,) * extra + shape[1:])
+
+
 def _solve_jvp(ts, ans, a, b):
     ta, tb = ts
     vector = _vector_rhs(a, b)
+    if not vector:  # a and b may stack differently: lift each to the stack of ans
+        ta, tb = _lift(ta, _ndim(ans) - _ndim(a)), _lift(tb, _ndim(ans) - _ndim(b))
     rhs = 0.0
     if tb is not None:
         rhs = tb

@@ -31,7 +31,7 @@ caller's choosing.
 
 import numpy as np
 
-from ._args import check_argument
+from ._args import check_argument, check_jacobian_input, check_jacobian_output
 
 #: cbrt(eps): the relative step that balances truncation and rounding error.
 RELATIVE_STEP = float(np.cbrt(np.finfo(float).eps))
@@ -68,6 +68,35 @@ def derivative(f, x, step=None):
         raise TypeError(f"derivative needs a float x, got {type(x).__name__}; "
                         f"use gradient for arrays")
     return gradient(f, x, step=step)[0]
+
+
+def jacobian(f, x, step=None):
+    """The Jacobian of the array-valued ``f`` at the float array ``x`` by central
+    differences, one column per input element (2 evaluations each, one more for the
+    output's shape): shape ``np.shape(f(x)) + x.shape``."""
+    _check_step(step)
+    x = _working_copy(0, check_jacobian_input(x, "central differences"))
+    out_shape = check_jacobian_output(f(x), "central differences").shape
+    flat = x.reshape(-1)  # a view of the copy: f sees every write below
+    h = step_sizes(flat, step)
+    cols = np.empty((flat.size,) + out_shape)
+    for j in range(flat.size):
+        xj = flat[j]
+        flat[j] = up = xj + h[j]
+        f_up = _array(f(x), out_shape)
+        flat[j] = down = xj - h[j]
+        f_down = _array(f(x), out_shape)
+        flat[j] = xj
+        cols[j] = (f_up - f_down) / (up - down)
+    return np.moveaxis(cols, 0, -1).reshape(out_shape + x.shape)
+
+
+def _array(out, shape):
+    """``f``'s output at a perturbed point, checked to keep the shape it had at ``x``."""
+    out = check_jacobian_output(out, "central differences")
+    if out.shape != shape:
+        raise ValueError(f"f returned shape {out.shape} at a perturbed point, {shape} at x")
+    return out
 
 
 def _check_step(step):

@@ -24,7 +24,7 @@ import operator
 import numpy as np
 
 from . import _arrays, rules
-from ._args import check_arguments
+from ._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
 #: Vectorised code makes every intermediate as large as its seed, and those are fastest
@@ -147,7 +147,7 @@ _arrays.install_inplace(ArrayDual, rules.BINARY_OPERATORS)
 
 def _dual(value, partials, tag):
     """A Dual of the right class for ``value`` (as ``_finish`` chooses, inline)."""
-    if type(value) is np.ndarray:
+    if type(value) is np.ndarray or isinstance(value, ArrayDual):
         return ArrayDual(value, partials, tag)
     return Dual(value, partials, tag)
 
@@ -179,7 +179,17 @@ def _operators():
         setattr(Dual, f"__r{name}__", lambda self, other, fn=fn: _apply(fn, (other, self), {}))
     for name, fn in rules.UNARY_OPERATORS.items():
         setattr(Dual, f"__{name}__", lambda self, fn=fn: _apply(fn, (self,), {}))
-    rules.install_methods(Dual, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
+    rules.install_methods(Dual, _method_call)
+
+
+def _method_call(fn, args, kwargs):
+    """An array method of a Dual (``x.dot(v)``): no protocol asks the other operand next,
+    so a reverse-mode Variable among its arguments is refused here."""
+    out = _dispatch(fn, args, kwargs)
+    if out is NotImplemented:
+        raise TypeError("forward mode: a method of a dual number got a reverse-mode "
+                        "Variable; call the numpy function (np.dot(x, v)) instead")
+    return out
 
 
 _operators()
@@ -233,6 +243,10 @@ def _apply(fn, args, kwargs):
                 top = a.tag
             values.append(a.value)
             tangents.append(a.partials)
+        elif isinstance(a, _arrays.Traced):
+            # a reverse-mode Variable: it holds Duals (forward over reverse), so it computes
+            # this; Python and numpy ask it next
+            return NotImplemented
         else:
             values.append(a)
             tangents.append(None)
@@ -257,6 +271,8 @@ def _finish(fn, values, tangents, kwargs, tag):
     ans = _evaluate(fn, values, kwargs)
     partials = rule.jvp(tangents, ans, *values, **kwargs)
     if type(ans) is np.ndarray:  # (a 0-d array too: numpy answers its len() and indexing)
+        return ArrayDual(ans, partials, tag)
+    if type(ans) is ArrayDual:  # an array of an outer level (nested): indexable too
         return ArrayDual(ans, partials, tag)
     return Dual(ans, partials, tag)
 
@@ -340,6 +356,8 @@ def _partials_of(result, tag, size, shape):
     on the inputs); a Dual of an outer tag when nested."""
     if isinstance(result, Dual) and result.tag == tag:
         return result.partials
+    if isinstance(result, _arrays.Traced) and not isinstance(result, Dual):
+        raise TypeError(nesting_refused("forward mode", result))  # reverse over forward
     return np.zeros((size,) + shape)
 
 
@@ -353,7 +371,8 @@ def _concat(parts, axis):
     width = next(t.shape[0] for t in tangents if t is not None)
     tangents = [np.zeros((width,) + np.shape(v)) if t is None else t
                 for t, v in zip(tangents, values)]
-    return _dual(_concat(values, axis), _concat(tangents, axis + 1), top)
+    # the tangents carry a leading chunk axis: a negative axis is the same axis of theirs
+    return _dual(_concat(values, axis), _concat(tangents, axis if axis < 0 else axis + 1), top)
 
 
 def _split(flat, args):
@@ -362,8 +381,8 @@ def _split(flat, args):
     for a in args:
         size = int(np.size(a))
         piece = flat[..., offset:offset + size]
-        if isinstance(a, np.ndarray):
-            out.append(piece.reshape(piece.shape[:-1] + a.shape))
+        if isinstance(a, (np.ndarray, ArrayDual)):  # (an array Dual of an outer level too)
+            out.append(piece.reshape(piece.shape[:-1] + np.shape(a)))
         else:
             out.append(piece[..., 0])
         offset += size
@@ -403,7 +422,8 @@ def gradient(f, *args, chunk=None):
     """The gradient of scalar ``f`` with respect to every positional argument, in
     ``ceil(n / chunk)`` passes over ``f`` (``chunk=None``: :func:`default_chunk`)."""
     flat = _gradient_flat(f, args, chunk)
-    return tuple(g if isinstance(g, Dual) else rules.as_output(g, a)
+    # (a Dual argument, nested: its entry is already of its shape, a Dual or a constant)
+    return tuple(g if isinstance(g, Dual) or isinstance(a, Dual) else rules.as_output(g, a)
                  for g, a in zip(_split(flat, args), args))
 
 
@@ -421,16 +441,28 @@ def derivative(f, x):
 
 @_traced
 def jacobian(f, x, chunk=None):
-    """The Jacobian of an array-valued ``f`` at the array ``x``: shape
-    ``np.shape(f(x)) + x.shape``."""
+    """The Jacobian of an array-valued ``f`` at the float array ``x`` (any shape, at least
+    one dimension): shape ``np.shape(f(x)) + x.shape``, in ``ceil(x.size / chunk)`` passes."""
+    check_jacobian_input(x, "forward mode", traced=Dual)
     cols, out_shape = [], None
     for _start, size, tag, result in _passes(f, (x,), chunk):
-        out_shape = np.shape(result)
+        out_shape = _output_shape(result)
         p = _partials_of(result, tag, size, out_shape)
-        cols.append(np.moveaxis(p, 0, -1) if not isinstance(p, Dual) else p)
-    if any(isinstance(c, Dual) for c in cols):
-        raise NotImplementedError("jacobian of a nested Dual result is not supported")
-    return np.concatenate(cols, axis=-1).reshape(out_shape + np.shape(x))
+        cols.append(np.moveaxis(p, 0, -1))  # (a Dual of an outer level when nested)
+    if out_shape is None:  # x has no elements: f runs once for the shape of its output
+        out_shape = _output_shape(f(x))
+        return np.zeros(out_shape + np.shape(x))
+    return _concat(cols, -1).reshape(out_shape + np.shape(x))
+
+
+def _output_shape(result):
+    """The shape of what ``f`` returned to jacobian, checked to be a real array (the
+    innermost value of a Dual of an outer level, too)."""
+    v = result
+    while isinstance(v, Dual):
+        v = v.value
+    check_jacobian_output(v, "forward mode")
+    return np.shape(result)
 
 
 def hessian(f, x, chunk=None):

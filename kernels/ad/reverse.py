@@ -13,15 +13,13 @@ always exist before it, so popping the highest number first from a heap visits e
 after all of its consumers (a reverse topological order found in one pass).
 """
 
-import gc
 import itertools
 import numbers
 import operator
 
 import numpy as np
 
-from . import _arrays, rules
-from ._args import check_argument
+from . import _arrays, _reverse_alias, rules
 from ._backward import backpropagate as _backpropagate
 from .rules import RULES, MissingRuleError, lookup
 
@@ -29,7 +27,6 @@ _ndarray = np.ndarray
 _float64 = np.float64
 _F64 = np.dtype(np.float64)
 _next_seq = itertools.count().__next__
-_NOTHING = (None, None)  # (leaf, cotangent) of an argument f does not depend on
 _new = object.__new__
 
 _REAL_KINDS = frozenset("fiu")
@@ -54,7 +51,10 @@ class Variable(_arrays.Traced):
     float too: a function of it (``math.sin(float(v))``) is a constant to this engine.
     """
 
-    __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs")
+    # _family: the Variables over the same array, for in-place operators (_reverse_alias);
+    # unset, and free, for the Variables that share no array
+    __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs", "_family",
+                 "__weakref__")
     _AD_NAME, _AD_ENGINE = "a Variable", "reverse mode"  # for the escape errors (_arrays)
 
     def __new__(cls, value=None):
@@ -144,7 +144,9 @@ class Variable(_arrays.Traced):
                 x = self.value
                 try:
                     # numpy's implementation itself: func(x) would dispatch a second time
-                    ans = getattr(func, "_implementation", func)(x)
+                    # (a forward Dual, nested, dispatches: its implementation is forward's)
+                    ans = (func if isinstance(x, _arrays.Traced) else
+                           getattr(func, "_implementation", func))(x)
                 except (ValueError, TypeError, IndexError) as err:
                     raise _operation_error(rule.name, args, err) from err
                 return _record(ans, rule.vjps, (x,), None, ((0, self),))
@@ -216,7 +218,10 @@ class ArrayVariable(Variable):
             yield _record(x[i], vjps, (x, i), None, parents)
 
 
-_arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS)
+_arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS, shared=_reverse_alias.shared,
+                        after=_reverse_alias.retire)
+#: a Variable an in-place operator retired: its every use raises (_reverse_alias)
+RetiredVariable = _reverse_alias.make_retired(ArrayVariable)
 
 # array methods and computed attributes, from the one table in kernels.ad.rules
 rules.install_methods(Variable, lambda fn, args, kwargs: _dispatch(fn, args, kwargs))
@@ -228,7 +233,11 @@ def _record(value, vjps, args, kwargs, parents):
     """A new interior Variable; slots are set directly to skip ``__init__``'s checks."""
     # every ndarray value is an ArrayVariable (a 0-d one too: numpy answers its len() and
     # indexing with its own errors), without reading .ndim on the hot path
-    v = _new(ArrayVariable if type(value) is _ndarray else Variable)
+    t = type(value)
+    # scalars first (an element loop's); a forward Dual value (forward over reverse) is an
+    # ArrayVariable if it holds an array
+    v = _new(Variable if t is _float64 or t is float else
+             ArrayVariable if t is _ndarray or getattr(value, "ndim", 0) else Variable)
     v.value = value
     v.grad = None
     v._seq = _next_seq()
@@ -236,6 +245,14 @@ def _record(value, vjps, args, kwargs, parents):
     v._vjps = vjps
     v._args = args
     v._kwargs = kwargs
+    if t is _ndarray:
+        if value.base is not None:  # a view: of a parent's array, most likely
+            _reverse_alias.note_view(v, value, parents)
+        else:
+            for _, p in parents:
+                if p.value is value:  # a parent's array itself (np.asarray, np.real)
+                    _reverse_alias.note_view(v, value, parents)
+                    break
     return v
 
 
@@ -246,7 +263,11 @@ def _shape(v):
 
 
 def _plain(a):
-    return a.value if isinstance(a, Variable) else a
+    if isinstance(a, Variable):
+        if type(a) is RetiredVariable:
+            a._refuse()
+        return a.value
+    return a
 
 
 def _apply(fn, args, kwargs):
@@ -259,6 +280,8 @@ def _apply(fn, args, kwargs):
     parents = []
     for i, a in enumerate(args):
         if isinstance(a, Variable):
+            if type(a) is RetiredVariable:
+                a._refuse()
             values[i] = a.value
             if i < len(vjps) and vjps[i] is not None:
                 parents.append((i, a))
@@ -341,6 +364,10 @@ def _constant(x, name):
         described = f"a {x.dtype} array"
     elif isinstance(x, numbers.Complex):
         return x
+    elif isinstance(x, _arrays.Traced):
+        # a forward Dual of an enclosing level (forward over reverse): a constant here,
+        # its own level sees through the values computed from it
+        return x
     elif getattr(t, "__array_ufunc__", None) is not None:
         return NotImplemented
     else:
@@ -414,53 +441,4 @@ for _op in [getattr(operator, name) for name in rules.COMPARISONS]:
             lambda self, other, _op=_op: _op(self.value, _plain(other)))
 
 
-def gradient(f, *args):
-    """The gradient of the scalar ``f(*args)`` with respect to every positional argument:
-    one entry per argument, with its shape (a float for a float argument).
-
-    Each argument becomes a fresh leaf, so calls never accumulate into each other, and no
-    other Variable's ``.grad`` changes (the result is computed without ``backward``).
-
-    The cyclic garbage collector is paused while ``f`` runs and its graph is walked: the
-    graph holds no cycles, but every pass over its growing set of nodes is paid anyway
-    (three quarters of an element loop's time at n = 16000).
-    """
-    leaves = []
-    for i, a in enumerate(args):
-        t = type(a)
-        value = a if t is float or t is _ndarray and a.dtype is _F64 else \
-            check_argument(i, a, "reverse mode")
-        leaf = _new(ArrayVariable if type(value) is _ndarray and value.ndim else Variable)
-        leaf.value = value
-        leaf.grad, leaf._seq, leaf._parents = None, _next_seq(), ()
-        leaves.append(leaf)  # a leaf's _vjps, _args, _kwargs are never read
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        _arrays.enter()
-        try:
-            out = f(*leaves)
-        finally:
-            _arrays.leave()
-        if isinstance(out, Variable):
-            v = out.value
-            if rules.is_complex(v):
-                raise TypeError("gradient needs a real-valued f; f returned a complex value "
-                                "(take np.real, np.abs or np.abs(...) ** 2 of it)")
-            if _shape(out.value) != ():
-                raise ValueError(f"gradient needs a scalar-valued f; f returned a Variable of "
-                                 f"shape {_shape(out.value)}")
-            found = _backpropagate(out, 1.0)
-        else:
-            if not isinstance(out, (numbers.Real, _ndarray)) or isinstance(out, bool):
-                raise TypeError(f"gradient needs a scalar-valued f; f returned a "
-                                f"{type(out).__name__}")
-            if np.ndim(out) != 0:
-                raise ValueError(f"gradient needs a scalar-valued f; f returned an array of "
-                                 f"shape {np.shape(out)}")
-            found = {}  # f does not depend on its arguments
-    finally:
-        if collecting:
-            gc.enable()
-    return tuple([rules.as_output(found.get(leaf._seq, _NOTHING)[1], a)
-                  for leaf, a in zip(leaves, args)])
+from ._reverse_entry import gradient, hessian, jacobian  # noqa: E402, F401 - the API

@@ -167,8 +167,13 @@ def densify(ct):
         (ints if type(p.index) is int else rest).append(p)
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
+        if isinstance(values, _arrays.Traced):  # forward Duals (nested): no np.add.at
+            return _nested.densify(ct)
     else:
         rest, ints = ct.parts, []
+    for p in rest:
+        if isinstance(p.values, _arrays.Traced):
+            return _nested.densify(ct)
     # complex only if some part is (a state vector's amplitudes): checked per part by type,
     # not by np.result_type over every part
     complex_ = bool(ints) and values.dtype.kind == "c"
@@ -221,6 +226,10 @@ def as_output(ct, like):
         return float(ct)
     if ct is None:
         ct = np.zeros(np.shape(like))
+    if isinstance(ct, _arrays.Traced) or _nested.traced_parts(ct):
+        # f closed over a traced value of an enclosing level (a forward Dual): the
+        # cotangent carries its derivative
+        return _nested.as_output(ct, like)
     ct = densify(ct)
     if type(ct) is np.ndarray and ct.dtype.kind == "c" or isinstance(
             ct, (complex, np.complexfloating)):
@@ -462,7 +471,8 @@ def install_methods(cls, dispatch):
 
 # The rule families register themselves into RULES when imported (after the machinery
 # above, which they use).
-from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
+from . import _nested  # noqa: E402, I001 - cotangents of nested differentiation
+from . import _rules_elementwise  # noqa: E402, F401 - imported to register
 from . import _rules_fft  # noqa: E402, F401
 from . import _rules_join  # noqa: E402, F401
 from . import _rules_linalg  # noqa: E402, F401

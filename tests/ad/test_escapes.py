@@ -231,3 +231,54 @@ def test_an_inplace_operator_is_numpys_or_refused(engine, probe):
         return
     want, _ = ridders_gradient(probe, (x, y))
     assert normwise_error(got, want) < 1e-8, f"{engine} returned {got}, want {want}"
+
+
+def inplace_into_view_of_argument(x, y):
+    a = x[1:]
+    a += y[1:]  # numpy writes into x: the sum below sees it
+    return np.sum(x ** 2)
+
+
+def inplace_into_view_of_intermediate(x, y):
+    w = x * 2.0
+    a = w[1:]
+    a += y[1:]  # numpy writes into w
+    return np.sum(w ** 2)
+
+
+def inplace_into_row(x, y):
+    m = np.outer(x, y)
+    for row in m:
+        row *= 2.0  # numpy doubles m row by row
+    return np.sum(m)
+
+
+@pytest.mark.parametrize("engine", ["forward", "reverse", "source"])
+@pytest.mark.parametrize("probe", [inplace_into_view_of_argument,
+                                   inplace_into_view_of_intermediate, inplace_into_row],
+                         ids=lambda p: p.__name__)
+def test_an_inplace_operator_on_a_view_is_refused(engine, probe):
+    # rebinding the view would leave the array it views unchanged: a wrong number
+    kind = source.SourceTransformError if engine == "source" else EscapeError
+    with pytest.raises(kind, match="in-place"):
+        ENGINES[engine].gradient(probe, X.copy(), X[::-1].copy())
+
+
+def inplace_broadcasts_larger(x, y):
+    a = x[:1] * 1.0
+    a += y  # numpy: non-broadcastable output operand
+    return np.sum(a)
+
+
+def inplace_complex_into_real(x, y):
+    a = x * 1.0
+    a *= np.exp(1j * y)  # numpy: cannot cast complex into float64
+    return np.sum(np.abs(a))
+
+
+@pytest.mark.parametrize("engine", ["forward", "reverse"])
+def test_an_inplace_operator_keeps_numpys_shape_and_casting_rules(engine):
+    with pytest.raises(ValueError, match="non-broadcastable"):
+        ENGINES[engine].gradient(inplace_broadcasts_larger, X.copy(), X.copy())
+    with pytest.raises(TypeError, match="complex"):
+        ENGINES[engine].gradient(inplace_complex_into_real, X.copy(), X.copy())

@@ -13,7 +13,8 @@ flattens it into a Wengert list in SSA form and generates two functions as Pytho
 
 Control flow is recorded as it runs: the primal notes which branch of an ``if`` ran and
 pushes, once per loop iteration, the values the adjoint needs; the adjoint pops them while
-running the loop backwards (``break`` and ``continue`` become flags first). Element loops
+running the loop backwards (``break`` and ``continue`` become flags first, and a ``return``
+inside a loop a result, a flag and a ``break``). Element loops
 over arrays (``for xi in x``) cost O(1) per element through the sparse cotangents of the
 indexing rule. Lists are values too: list displays, ``[w] * n``, ``map(user_fn, ...)`` and
 ``sum``.
@@ -35,20 +36,28 @@ import weakref
 
 import numpy as np
 
-from .. import rules
-from .._args import check_arguments
+from .. import _nested, rules
+from .._args import (
+    check_arguments,
+    check_jacobian_input,
+    check_jacobian_output,
+    jacobian_seed,
+    nesting_refused,
+)
+from .._arrays import Traced as _Traced
 from . import runtime as _rt
 from .codegen import generate
 from .lowering import lower
 from .parse import SourceTransformError
 
-__all__ = ["gradient", "transform", "show", "Transformed", "SourceTransformError"]
+__all__ = ["gradient", "jacobian", "hessian", "transform", "show", "Transformed",
+           "SourceTransformError"]
 
 
 class Transformed:
     """The generated code of one function. ``code``: its Python text; ``primal(*args)``
-    returns ``(value, adjoint)`` and ``adjoint(g)`` one cotangent per parameter (once: it
-    consumes what the primal recorded)."""
+    returns ``(value, adjoint)`` and ``adjoint(g)`` one cotangent per parameter (it only
+    reads what the primal recorded, so it may run again, with another ``g``)."""
 
     __slots__ = ("name", "code", "primal", "index", "filename")
 
@@ -135,12 +144,15 @@ class _NotDifferentiable(Exception):
 
 
 def _check_arguments(args):
-    check_arguments(args, "the source engine")
+    check_arguments(args, "the source engine", traced=_Dual)
 
 
 def _output(ct, a):
     """``rules.as_output(ct, a)``, skipped where it would return ``ct`` itself: a float64
     array of ``a``'s shape that owns its writable data (not a view, not ``a``)."""
+    if isinstance(ct, _Traced) and not isinstance(ct, _Dual):
+        # f closed over a reverse-mode Variable: the adjoint recorded on its tape
+        raise TypeError(nesting_refused("the source engine", ct))
     if type(a) is np.ndarray:
         if (type(ct) is np.ndarray and ct.dtype is _FLOAT64 and ct.base is None
                 and ct.shape == a.shape and a.dtype is _FLOAT64 and ct is not a
@@ -151,6 +163,10 @@ def _output(ct, a):
     elif type(a) is float:
         if type(ct) is float:
             return ct
+    elif isinstance(a, _Traced):
+        if not isinstance(a, _Dual):
+            raise _NotDifferentiable  # a reverse-mode Variable: refused by name
+        return _nested.as_output(ct, a)  # forward over source
     elif (not isinstance(a, (float, int, np.floating, np.integer))
           or isinstance(a, (bool, np.bool_))):
         raise _NotDifferentiable
@@ -158,6 +174,10 @@ def _output(ct, a):
 
 
 def _check_value(value, t):
+    while isinstance(value, _Dual):  # forward over source: the value under the partials
+        value = value.value
+    if isinstance(value, _Traced):  # a reverse-mode Variable: reverse over source
+        raise TypeError(nesting_refused("the source engine", value))
     if np.iscomplexobj(value) and np.ndim(value) == 0:
         raise TypeError(f"gradient needs a real-valued function; {t.name} returned a complex "
                         f"value (take np.real, np.abs or np.abs(...) ** 2 of it)")
@@ -220,3 +240,42 @@ def _gradient_bound(p, args):
     except _NotDifferentiable:
         _check_arguments(args)
         raise
+
+
+def jacobian(f, x):
+    """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
+    one dimension): shape ``np.shape(f(x)) + x.shape``. The primal runs once; its adjoint
+    is replayed once per output element with a one-hot cotangent. (``x`` may be a forward
+    Dual: forward over source.)"""
+    x = check_jacobian_input(x, "the source engine", traced=_Dual)
+    if type(f) is functools.partial:  # data bound: inactive, its cotangents dropped
+        bound, keywords = f.args, f.keywords
+        t = _transforms_get((id(f.func), _constants(f))) or transform(f.func, _constants(f))
+    else:
+        bound, keywords = (), {}
+        t = _transforms_get(id(f)) or transform(f)
+    value, adjoint = t.primal(*bound, x, **keywords)
+    plain = value
+    while isinstance(plain, _Dual):  # f closed over a Dual of an enclosing level
+        plain = plain.value
+    if isinstance(plain, _Traced):  # a reverse-mode Variable: reverse over source
+        raise TypeError(nesting_refused("the source engine", plain))
+    shape = check_jacobian_output(plain, "the source engine").shape
+    nested = isinstance(x, _Traced)
+    finish, at = (_nested.as_output if nested else _as_output), len(bound)
+    rows = [finish(adjoint(jacobian_seed(shape, i))[at], x) for i in range(int(np.prod(shape)))]
+    if not rows:
+        return np.zeros(shape + np.shape(x))
+    return np.reshape(np.stack(rows), shape + np.shape(x))
+
+
+def hessian(f, x):
+    """The Hessian of the scalar ``f`` at the float array ``x`` (any shape, at least one
+    dimension): shape ``x.shape + x.shape``, forward over source (the generated primal and
+    adjoint run on forward Duals, whose partials are the Hessian's columns)."""
+    from .. import forward
+    check_jacobian_input(x, "the source engine", traced=_Dual)
+    return forward.jacobian(lambda y: gradient(f, y)[0], x)
+
+
+from ..forward import Dual as _Dual  # noqa: E402 - forward does not import this package

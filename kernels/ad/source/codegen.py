@@ -53,6 +53,15 @@ class _Adjoint:
         self.block_depth = {}
         self.pending = [set()]  # gradients to set to None before the construct being built
         self.comment = self.line = None
+        self.readers = {}  # a loop's stack -> the name of its reader in the adjoint
+
+    def reader(self, stack):
+        """The adjoint reads a loop's stack from its end through an iterator made when the
+        adjoint starts, never popping it: the adjoint can be replayed (jacobian pulls back
+        each output row through one primal run)."""
+        if stack not in self.readers:
+            self.readers[stack] = self.names.numbered("_rd")
+        return self.readers[stack]
 
     def g(self, v):
         if v.grad is None:
@@ -122,7 +131,8 @@ class _Adjoint:
             block.saved = [v for v in block.defs if v.name in loads]
             if block.saved:
                 names = ", ".join(v.name for v in block.saved)
-                inner.insert(0, (self.depth + 1, f"{names} = {block.loop.stack}.pop()"))
+                inner.insert(0, (self.depth + 1,
+                                  f"{names} = {self.reader(block.loop.stack)}()"))
         return inner
 
     # -- statements, in reverse ----------------------------------------------------------------
@@ -360,7 +370,9 @@ def generate(f):
     which returns ``(value, adjoint)``; ``adjoint(g)`` returns one cotangent per parameter."""
     names = f.names
     seed, adjoint_name = names.exact("_g"), names.exact("_adjoint")
-    adjoint = _Adjoint(f).run(seed)  # first: decides what the primal records
+    maker = _Adjoint(f)
+    adjoint = maker.run(seed)  # first: decides what the primal records
+    readers = maker.readers
     primal = _Primal(f)
     primal.depth = 2
     primal.block(f.body)
@@ -371,6 +383,7 @@ def generate(f):
     lines += [(2, f"{stack} = []") for stack in primal.stacks]
     lines += primal.out
     lines += [(2, f"def {adjoint_name}({seed}):")]
+    lines += [(3, f"{reader} = reversed({stack}).__next__") for stack, reader in readers.items()]
     lines += [(d + 3, t) for d, t in adjoint]
     lines += [(2, f"return {f.result}, {adjoint_name}"), (1, f"return {f.name}")]
     return "\n".join("    " * d + t for d, t in lines) + "\n"

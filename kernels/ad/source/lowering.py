@@ -42,6 +42,7 @@ from .parse import (
     rewrite_appends,
     rewrite_comprehensions,
     rewrite_jumps,
+    rewrite_loop_returns,
     rewrite_returns,
     shared_names,
 )
@@ -111,7 +112,8 @@ class _Lowerer(CallLowering):
             stmts = node.body
         used = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         flags = Names(used | set(params) | set(code.co_names))
-        stmts = rewrite_returns(rewrite_comprehensions(stmts, flags.numbered))
+        stmts = rewrite_comprehensions(stmts, flags.numbered)
+        stmts = rewrite_returns(rewrite_loop_returns(stmts, flags.numbered))
         check_no_comprehension(stmts, self.where)
         stmts = rewrite_jumps(stmts, lambda kind: flags.numbered(f"_{kind}"))
         stmts = rewrite_appends(stmts, set(params) | set(stored(stmts)))

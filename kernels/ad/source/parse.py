@@ -340,11 +340,51 @@ def _returns(block):
     return isinstance(last, ast.If) and _returns(last.body) and _returns(last.orelse)
 
 
+def _has_return(stmts):
+    return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
+
+
+def rewrite_loop_returns(stmts, fresh):
+    """Rewrite each ``return v`` inside a loop into ``result = v; returned = True; break``
+    (flag names from ``fresh``), with ``if returned: break`` after each inner loop it leaves
+    and ``if returned: return result`` after the outermost one: ``break`` and final returns
+    are what the lowering differentiates (rewrite_jumps, rewrite_returns run next). Returns
+    the new list (``stmts`` itself when no loop holds a return)."""
+    if not any(isinstance(n, (ast.For, ast.While)) and _has_return(n.body)
+               for s in stmts for n in ast.walk(s)):
+        return stmts
+    done, result = fresh("_returned"), fresh("_result")
+    at = stmts[0]
+    return [_set(done, False, at), _set(result, None, at),
+            *_loop_returns(stmts, done, result, False)]
+
+
+def _loop_returns(stmts, done, result, in_loop):
+    out = []
+    for s in stmts:
+        if in_loop and isinstance(s, ast.Return):
+            value = s.value if s.value is not None else ast.Constant(None)
+            out += [ast.copy_location(ast.Assign([ast.Name(result, ast.Store())], value), s),
+                    _set(done, True, s), ast.copy_location(ast.Break(), s)]
+            return out  # the rest of this list is unreachable
+        out.append(s)
+        if isinstance(s, ast.If):
+            s.body = _loop_returns(s.body, done, result, in_loop)
+            s.orelse = _loop_returns(s.orelse, done, result, in_loop)
+        elif isinstance(s, (ast.For, ast.While)) and _has_return(s.body):
+            s.body = _loop_returns(s.body, done, result, True)
+            leave = (ast.Break() if in_loop
+                     else ast.Return(ast.Name(result, ast.Load())))
+            out.append(ast.copy_location(
+                ast.If(ast.Name(done, ast.Load()), [ast.copy_location(leave, s)], []), s))
+    return out
+
+
 def rewrite_returns(stmts):
     """Rewrite ``if c: return a`` followed by more statements into ``if c: return a
     else: <the rest>`` (and the mirror image), recursively, so that every return ends its
-    path and the lowering sees structured control flow. A return inside a loop stays (and
-    is refused). Returns the new list."""
+    path and the lowering sees structured control flow (a return inside a loop is already
+    a ``break``: rewrite_loop_returns). Returns the new list."""
     out = []
     for i, s in enumerate(stmts):
         if isinstance(s, ast.If):
@@ -387,9 +427,15 @@ def _shares(value):
     return None
 
 
+def _stored(targets):
+    return {n.id for t in targets for n in ast.walk(t)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 def shared_names(stmts):
     """Names whose array another binding may share: ``b = a``, ``v = a[1:]``, ``t = a.T``,
-    ``r = np.reshape(a, ...)``, ``[a, ...]``, ``for row in a``. An in-place operator on
+    ``r = np.reshape(a, ...)``, ``[a, ...]``, ``for row in a`` (both names: ``a`` and
+    ``b``, ``v``, ``t``, ``r``, ``row``). An in-place operator on
     one of them would change the others in numpy; the source engine rebinds instead, so it
     refuses those (conservatively: wherever the sharing happens in the function)."""
     shared = set()
@@ -401,11 +447,14 @@ def shared_names(stmts):
             for v in values:
                 name = _shares(v)
                 if name:
+                    # both sides: an in-place update of the view writes into its base too
                     shared.add(name)
+                    shared.update(_stored(node.targets))
         elif isinstance(node, ast.For):
             name = _shares(node.iter)
             if name:
                 shared.add(name)
+                shared.update(_stored([node.target]))  # each row is a view
         elif isinstance(node, (ast.List, ast.Tuple)) and isinstance(node.ctx, ast.Load):
             shared.update(e.id for e in node.elts if isinstance(e, ast.Name))
     return shared

@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 from .. import rules
+from .._arrays import Traced, original
 from ..rules import Rule, accumulate, densify
 
 #: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
@@ -38,15 +39,30 @@ def differentiable(v):
         return any(map(differentiable, v))
     if t is np.ndarray:
         return v.dtype.kind in "fc"
-    return isinstance(v, (float, complex, np.inexact))
+    # a forward Dual (forward over source) carries derivatives of its own level
+    return isinstance(v, (float, complex, np.inexact, Traced))
+
+
+#: the AD engines' own modules: their functions are not user code to transform
+_ENGINES = ("kernels.ad.forward", "kernels.ad.reverse", "kernels.ad.finite",
+            "kernels.ad._reverse", "kernels.ad.source")
 
 
 def _is_user_function(fn):
-    return (type(fn) is types.FunctionType and not hasattr(fn, "__ad_primitive__")
-            and (fn.__module__ or "").partition(".")[0] not in _LIBRARIES)
+    if type(fn) is not types.FunctionType or hasattr(fn, "__ad_primitive__"):
+        return False
+    module = fn.__module__ or ""
+    if module.startswith(_ENGINES):
+        from .parse import SourceTransformError
+        raise SourceTransformError(
+            f"{module}.{fn.__name__} called inside a function the source engine "
+            f"differentiates: nesting an AD engine inside the source engine is not "
+            f"supported (supported: forward over source, source.hessian)")
+    return module.partition(".")[0] not in _LIBRARIES
 
 
 def call(fn, /, *args, **kwargs):
+    fn = original(fn)  # numpy's np.array, not forward mode's wrapper of it (nested)
     try:
         rule = _rule_of(fn)
     except TypeError:  # an unhashable callable has no rule
@@ -143,7 +159,9 @@ def zero(value):
     code can count on a cotangent from every pull)."""
     if type(value) is list or type(value) is tuple:
         return [None] * len(value)
-    return np.zeros(np.shape(value)) if isinstance(value, np.ndarray) else 0.0
+    if isinstance(value, np.ndarray) or isinstance(value, Traced) and np.ndim(value):
+        return np.zeros(np.shape(value))
+    return 0.0
 
 
 def pull(back, g, ans, which, /, *args, **kwargs):

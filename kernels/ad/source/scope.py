@@ -17,6 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import rules
+from .._arrays import original
 from .runtime import PLAIN
 
 _QUERIES = rules.QUERIES  # attributes with no derivative
@@ -122,7 +123,11 @@ class Scope:
         self.active_names = self._fixpoint()
 
     def resolve(self, e):
-        """The object a global or closure name (or a module attribute) refers to now."""
+        """The object a global or closure name (or a module attribute) refers to now
+        (numpy's own, not the wrapper forward mode puts in its place while it traces)."""
+        return original(self._resolve(e))
+
+    def _resolve(self, e):
         if isinstance(e, ast.Name):
             if e.id in self.locals:
                 return MISSING
@@ -137,7 +142,7 @@ class Scope:
             b = g.get("__builtins__", builtins)
             return (b if isinstance(b, dict) else vars(b)).get(e.id, MISSING)
         if isinstance(e, ast.Attribute):
-            base = self.resolve(e.value)
+            base = self._resolve(e.value)
             if isinstance(base, types.ModuleType):
                 return getattr(base, e.attr, MISSING)
         return MISSING
