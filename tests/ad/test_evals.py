@@ -92,11 +92,17 @@ def test_manual_jacobian_against_ridders(name):
     assert rho((J,), (reference_J,)) <= RIDDERS_RHO
 
 
-@pytest.mark.parametrize("engine", ["forward"])
+@pytest.mark.parametrize("engine", EXACT)
 @pytest.mark.parametrize("name", JACOBIAN_EVALS)
 def test_exact_engines_jacobians_match_manual(name, engine):
     f, manual, (x,) = _instance(name)
     assert rho((ENGINES[engine].jacobian(f, x),), (manual(x)[1],)) <= RHO
+
+
+@pytest.mark.parametrize("name", JACOBIAN_EVALS)
+def test_finite_jacobian_is_close(name):
+    f, manual, (x,) = _instance(name)
+    assert rho((ENGINES["finite"].jacobian(f, x),), (manual(x)[1],)) <= 1e-6
 
 
 def test_ba_blocks_match_gradbench_reference_values():
