@@ -139,3 +139,7 @@ def prepare_jacobian(f, x, method=None):
     return _ad_common.Prepared(
         objective, lambda: UTPM.extract_jacobian(ft(UTPM.init_jacobian(x))),
         lambda J: _ad_common.jacobian_form(np.reshape(J, shape), shape))
+
+
+NESTED_REASON = ("AlgoPy's UTPM forward mode has no nesting of its own gradients "
+                 "(a second level would need a Taylor polynomial of polynomials)")

@@ -70,3 +70,17 @@ def prepare_jacobian(f, x, method=None):
         shape = tuple(objective().shape) + x.shape
     return _ad_common.Prepared(objective, lambda: jacobian(x),
                                lambda J: _ad_common.jacobian_form(J, shape))
+
+
+def nested_gradient(g, *args):
+    """``autograd.grad`` of ``g`` in every argument (autograd's boxes nest)."""
+    if len(args) == 1:
+        return (autograd.grad(g)(*args),)
+    return tuple(autograd.grad(g, argnum=tuple(range(len(args))))(*args))
+
+
+NESTED_GRADIENT = nested_gradient if AVAILABLE else None
+
+
+def as_array(a):
+    return NUMPY.asarray(a, dtype=float)

@@ -93,3 +93,17 @@ def prepare_jacobian(f, x, method=None):
         shape = tuple(objective().shape) + x.shape
     return _ad_common.Prepared(objective, lambda: jax.block_until_ready(jacobian(xj)),
                                lambda J: _ad_common.jacobian_form(J, shape))
+
+
+def nested_gradient(g, *args):
+    """``jax.grad`` of ``g`` in every argument: the gradient the nested evals call at both
+    levels (it composes with itself: forward and reverse levels kept apart by JAX)."""
+    return tuple(jax.grad(g, argnums=tuple(range(len(args))))(*args))
+
+
+NESTED_GRADIENT = nested_gradient if AVAILABLE else None
+
+
+def as_array(a):
+    """An argument as this tool's array (float64: x64 is on)."""
+    return jax.numpy.asarray(a, dtype=jax.numpy.float64)

@@ -112,6 +112,12 @@ def prepare_jacobian(f, x, method=None):
                                lambda J: _ad_common.jacobian_form(J, shape), compile_seconds)
 
 
+#: the nested evals' descents branch on values at every step: jax.jit would need them
+#: written with lax.while_loop and lax.cond, another program than the one every tool runs
+NESTED_REASON = ("jax.jit traces the nested evals' descents, which branch on values "
+                 "(jax.jit needs lax.while_loop and lax.cond there); eager jax runs them")
+
+
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _jax_gradients ----------
 
 GRADIENT_METHODS = ("jit",)

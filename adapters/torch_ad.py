@@ -188,6 +188,20 @@ def prepare_jacobian(f, x, method=None):
                                lambda J: _ad_common.jacobian_form(J.detach().numpy(), shape))
 
 
+def nested_gradient(g, *args):
+    """``torch.func.grad`` of ``g`` in every argument: the gradient the nested evals call
+    at both levels (torch.func's transforms nest; ``torch.autograd.grad`` would need
+    create_graph and leaves)."""
+    return tuple(torch.func.grad(g, argnums=tuple(range(len(args))))(*args))
+
+
+NESTED_GRADIENT = nested_gradient if AVAILABLE else None
+
+
+def as_array(a):
+    return torch.as_tensor(a, dtype=torch.float64)
+
+
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _torch_gradients --------
 
 GRADIENT_METHODS = ("backprop",)

@@ -42,6 +42,23 @@ class Runner:
         self.compile_seconds = compile_seconds
 
 
+def _nested_runner(problem, args, outer, inner):
+    """A nested eval run with the gradient functions ``outer`` and ``inner``: its whole
+    procedure is the timed call (it has no objective apart from its derivatives)."""
+    f = problem.f
+
+    def run():
+        return f(outer, inner, *args)
+    return Runner(_no_objective(problem), run, lambda: (np.asarray(run(), dtype=float),))
+
+
+def _no_objective(problem):
+    def objective():
+        raise NotImplementedError(f"{problem.name} is nested: its procedure differentiates "
+                                  "as it goes, there is no objective to time apart")
+    return objective
+
+
 class ManualBackend:
     name = "manual"
 
@@ -50,6 +67,9 @@ class ManualBackend:
 
     def prepare(self, problem, args):
         f, manual = problem.f, problem.manual
+        if problem.output == "nested":
+            return Runner(_no_objective(problem), lambda: manual(*args),
+                          lambda: (np.asarray(manual(*args)[0], dtype=float),))
         if problem.output == "jacobian":
             return Runner(lambda: f(*args), lambda: manual(*args),
                           lambda: (manual(*args)[1],))
@@ -68,6 +88,10 @@ class EngineBackend:
 
     def prepare(self, problem, args):
         f, options = problem.f, self.options
+        if problem.output == "nested":
+            if options:
+                raise NotImplementedError(f"{self.name} takes no options on nested evals")
+            return _nested_runner(problem, args, self.engine.gradient, self.engine.gradient)
         if problem.output == "jacobian":
             jacobian = getattr(self.engine, "jacobian", None)
             if jacobian is None:
@@ -79,6 +103,25 @@ class EngineBackend:
         gradient = ((lambda: engine_gradient(f, *args, **options)) if options
                     else (lambda: engine_gradient(f, *args)))
         return Runner(lambda: f(*args), gradient, gradient)
+
+
+class NestedBackend:
+    """Two of our engines on a nested eval, ``outer/inner``: ``forward/reverse`` takes the
+    outer derivatives in forward mode and the inner ones in reverse mode (gradbench's
+    "fr"); a pairing the engines cannot nest is refused by name when it runs."""
+
+    def __init__(self, outer, inner):
+        self.name = f"{outer}/{inner}"
+        self.outer, self.inner = ENGINES[outer].gradient, ENGINES[inner].gradient
+
+    def check(self):
+        pass
+
+    def prepare(self, problem, args):
+        if problem.output != "nested":
+            raise NotImplementedError(f"{self.name} is a pairing for nested evals; "
+                                      f"{problem.name} is not one")
+        return _nested_runner(problem, args, self.outer, self.inner)
 
 
 class AdapterBackend:
@@ -95,6 +138,10 @@ class AdapterBackend:
 
     def prepare(self, problem, args):
         self.check()
+        if problem.output == "nested":
+            if self.method is not None:
+                raise NotImplementedError(f"{self.name} is a Jacobian method")
+            return self._nested(problem, args)
         if problem.output == "jacobian":
             prepare_jacobian = getattr(self.module, "prepare_jacobian", None)
             if prepare_jacobian is None:
@@ -108,6 +155,22 @@ class AdapterBackend:
         return Runner(prepared.objective, prepared.gradient,
                       lambda: tuple(prepared.to_numpy(prepared.gradient())),
                       prepared.compile_seconds)
+
+
+    def _nested(self, problem, args):
+        """The tool's own nesting gradient (``NESTED_GRADIENT(g, *args) -> tuple``, e.g.
+        jax.grad, which composes with itself) for both levels, on the eval translated to
+        the tool's numpy."""
+        gradient = getattr(self.module, "NESTED_GRADIENT", None)
+        if gradient is None:
+            raise NotImplementedError(f"{self.name}: " + getattr(
+                self.module, "NESTED_REASON", "the adapter offers no gradient that nests"))
+        from adapters import _ad_common
+        from adapters._translate import translate
+        f = translate(problem.f, self.module.NUMPY, self.module.as_array)
+        given = tuple(self.module.as_array(a) for a in args)
+        with _ad_common.missing_is_unsupported(self.name, self.module.NUMPY):
+            return _nested_runner(problem._replace(f=f), given, gradient, gradient)
 
 
 def ad_adapters():
@@ -124,6 +187,16 @@ def names():
 
 def adapter_names():
     return [m.NAME for m in ad_adapters()]
+
+
+#: the exact engines, whose ordered pairs are the nested evals' mixed backends
+NESTING = ("forward", "reverse", "source")
+
+
+def nested_names():
+    """Our engines paired on the nested evals, ``outer/inner`` (gradbench's fr, rf, ...);
+    an engine alone is both."""
+    return [f"{a}/{b}" for a in NESTING for b in NESTING if a != b]
 
 
 def jacobian_names():
@@ -150,6 +223,11 @@ def get(name, **options):
         raise ValueError(f"backend {name!r} takes no options, got {sorted(options)}")
     if name == "manual":
         return ManualBackend()
+    outer, slash, inner = name.partition("/")
+    if slash:
+        if outer not in ENGINES or inner not in ENGINES:
+            raise ValueError(f"unknown pairing {name!r}: outer/inner engines of {list(ENGINES)}")
+        return NestedBackend(outer, inner)
     tool, _, method = name.partition(":")
     for module in ad_adapters():
         if module.NAME == tool:

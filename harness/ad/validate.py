@@ -42,6 +42,13 @@ def rho(got, expected):
     return worst
 
 
+#: finite differences of finite differences on a nested eval: central differences at a
+#: step h ~ cbrt(eps) |x| of a gradient that is itself differences carry a rounding error
+#: ~ eps / h^2 ~ 6e-6 of the function's scale, and more across a kink (k-means' nearest
+#: centroid); measured 7.8e-5 on kmeans_dir (k=10, n=1000, d=8), 0 on saddle (quadratic)
+NESTED_FINITE_RTOL = 1e-3
+
+
 def finite_rounding(value, args, expected):
     """The rounding error model of central differences, relative to the reference norm."""
     from kernels.ad.finite import step_sizes
@@ -55,6 +62,8 @@ def tolerance(backend_name, problem, args, expected):
     """The relative error (against the reference norm) allowed for ``backend_name``."""
     if backend_name != "finite":
         return RTOL
+    if problem.output == "nested":  # the result of a descent: no f to model its rounding
+        return NESTED_FINITE_RTOL
     # a Jacobian's columns are differences of the whole vector f: its largest entry rounds
     value = np.max(np.abs(problem.f(*args)), initial=0.0)
     return FINITE_FLOOR + FINITE_MARGIN * finite_rounding(value, args, expected)
@@ -118,8 +127,10 @@ def check_value(name, value, expected, what=""):
 
 def reference(problem, args):
     """The hand-written derivative of ``problem`` at ``args``, in the engines' form: the
-    gradient's tuple, or ``(J,)`` for a Jacobian eval."""
-    derivative = problem.manual(*args)[1]
+    gradient's tuple, ``(J,)`` for a Jacobian eval, ``(result,)`` for a nested one."""
+    value, derivative = problem.manual(*args)
+    if problem.output == "nested":  # the procedure's result: its derivatives are inside
+        return (np.asarray(value, dtype=float),)
     return (derivative,) if problem.output == "jacobian" else tuple(derivative)
 
 
@@ -137,7 +148,8 @@ def validated_runner(backend, problem, args, expected=None, what=""):
     exact_eval = problem.origin != "seeds" and backend.name != "finite"
     check(backend.name, runner.grads(), expected, what,
           tolerance(backend.name, problem, args, expected), RHO if exact_eval else None)
-    value = problem.f(*args)
-    check_value(backend.name, runner.objective(), value if np.ndim(value) else float(value),
-                what)
+    if problem.output != "nested":  # a nested eval has no objective apart
+        value = problem.f(*args)
+        check_value(backend.name, runner.objective(),
+                    value if np.ndim(value) else float(value), what)
     return runner

@@ -7,6 +7,7 @@ baseline) and a generator of inputs with the eval's shapes and sizes.
 beside the seeds' problems.
 """
 
-from . import ba, det, gmm, ht, kmeans, llsq, lse, lstm, ode
+from . import ba, det, gmm, ht, kmeans, llsq, lse, lstm, ode, particle, saddle
 
-PROBLEMS = [m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm, lstm, ba, ht)]
+PROBLEMS = [*(m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm, lstm, ba, ht)),
+            kmeans.DIRECTION, particle.PROBLEM, saddle.PROBLEM]

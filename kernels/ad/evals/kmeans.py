@@ -8,8 +8,12 @@ draws the points uniformly from [0, 1) and takes the last k of them as the centr
 that no cluster is empty; it sweeps k over 10, 100, 1000, n over 1000, 10000 and d over 8,
 16. Its second function, the Newton direction (the gradient over the Hessian's diagonal,
 2 |cluster j| for each coordinate of c_j), needs a second derivative: the nested problem
-``kmeans_dir``.
+``kmeans_dir``. gradbench's tools take the diagonal as a Hessian-vector product with ones
+(the Hessian is diagonal); here it is the gradient of the gradient's sum, the same vector
+through two gradient calls (the outer one differentiating through the inner).
 """
+
+import functools
 
 import numpy as np
 
@@ -46,8 +50,33 @@ def kmeans_args(size, rng, *, points):
     return (points[-parse(size)["k"]:].copy(),)
 
 
+def _gradient_sum(centroids, *, points, gradient):
+    (g,) = gradient(functools.partial(kmeans, points=points), centroids)
+    return np.sum(g)
+
+
+def kmeans_dir(outer, inner, centroids, *, points):
+    (g,) = inner(functools.partial(kmeans, points=points), centroids)
+    (h,) = outer(functools.partial(_gradient_sum, points=points, gradient=inner), centroids)
+    return g / h
+
+
+def kmeans_dir_manual(centroids, *, points):
+    # gradient 2 (count_j c_j - sum p_i), Hessian diagonal 2 count_j: c_j - mean of cluster j
+    _, (g,) = kmeans_manual(centroids, points=points)
+    nearest = np.argmin(np.sum(centroids * centroids, axis=1)[:, None]
+                        - 2.0 * centroids @ points.T, axis=0)
+    counts = np.bincount(nearest, minlength=len(centroids))
+    return g / (2.0 * counts[:, None]), None
+
+
 PROBLEM = Problem(
     "kmeans", kmeans, kmeans_manual, kmeans_args,
     grid(k=(10, 100, 1000), n=(1000, 10000), d=(8, 16)), False,
     "gradbench kmeans: k-means cost of n points in d dimensions, gradient in the centroids",
     make_data=kmeans_data, origin="gradbench")
+
+DIRECTION = Problem(
+    "kmeans_dir", kmeans_dir, kmeans_dir_manual, kmeans_args, PROBLEM.sizes, False,
+    "gradbench kmeans dir: the Newton direction, gradient over the Hessian's diagonal "
+    "(nested derivatives)", output="nested", make_data=kmeans_data, origin="gradbench")

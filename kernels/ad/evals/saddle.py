@@ -53,6 +53,6 @@ def saddle_args(size, rng):
 
 
 PROBLEM = Problem(
-    "saddle", saddle, saddle_manual, saddle_args, (1,), True,
+    "saddle", saddle, saddle_manual, saddle_args, (1,), False,
     "gradbench saddle: min over p1 of max over p2 of |p1|^2 - |p2|^2 by nested gradient "
     "descent (nested derivatives)", output="nested", origin="gradbench")

@@ -215,18 +215,17 @@ def gradient(f, *args):
         raise
 
 
-def _constants(p):
-    """The parameter names the partial ``p`` binds: its keywords and first positions."""
-    code = getattr(p.func, "__code__", None)
-    positional = code.co_varnames[:len(p.args)] if code is not None else ()
-    return frozenset(p.keywords).union(positional)
+def _transform_bound(p):
+    """The transform of a partial's function, its bound parameters inactive (data)."""
+    constants = _rt.bound_names(p)
+    return _transforms_get((id(p.func), constants)) or transform(p.func, constants)
 
 
 def _gradient_bound(p, args):
     """:func:`gradient` of ``p = functools.partial(fn, *bound, **keywords)``: ``fn``'s
     transform, made with the bound parameters inactive, runs with the bound values."""
     bound = p.args
-    t = _transforms_get((id(p.func), _constants(p))) or transform(p.func, _constants(p))
+    t = _transform_bound(p)
     try:
         value, adjoint = t.primal(*bound, *args, **p.keywords)
     except Exception:
@@ -250,7 +249,7 @@ def jacobian(f, x):
     x = check_jacobian_input(x, "the source engine", traced=_Dual)
     if type(f) is functools.partial:  # data bound: inactive, its cotangents dropped
         bound, keywords = f.args, f.keywords
-        t = _transforms_get((id(f.func), _constants(f))) or transform(f.func, _constants(f))
+        t = _transform_bound(f)
     else:
         bound, keywords = (), {}
         t = _transforms_get(id(f)) or transform(f)

@@ -12,6 +12,7 @@
 """
 
 import builtins
+import functools
 import operator
 import types
 
@@ -105,6 +106,14 @@ def _call_without_rule(fn, args, kwargs):
         if kwargs:
             back = _by_call(back, len(args), list(map(t.index.__getitem__, kwargs)))
         return ans, back
+    if type(fn) is functools.partial and _is_user_function(fn.func):
+        return _call_bound(fn, args, kwargs)
+    if fn is functools.partial and (any(map(differentiable, args))
+                                    or any(map(differentiable, kwargs.values()))):
+        raise rules.MissingRuleError(
+            "functools.partial binding a differentiable value inside a function the source "
+            "engine differentiates is not supported (the bound value's derivative would be "
+            "lost); bind data only, outside: source.gradient(partial(f, data=...), x)")
     if any(map(differentiable, args)) or any(map(differentiable, kwargs.values())):
         try:
             rules.lookup(fn)
@@ -143,6 +152,29 @@ def extremum_(fn, /, *args, **kwargs):
         cts = [None] * len(items)
         cts[k] = g
         return (cts,) if len(args) == 1 else tuple(cts)
+    return ans, pullback
+
+
+def bound_names(p):
+    """The parameter names the partial ``p`` binds (its keywords and first positions):
+    data, constants of the transform (a partial made inside differentiated code is
+    refused, so the values it binds never carry this level's derivative)."""
+    code = getattr(p.func, "__code__", None)
+    positional = code.co_varnames[:len(p.args)] if code is not None else ()
+    return frozenset(p.keywords).union(positional)
+
+
+def _call_bound(p, args, kwargs):
+    """A call of ``p = functools.partial(fn, ...)`` of a user function: ``fn``'s transform
+    with the bound parameters constant; cotangents for the call's own arguments."""
+    constants = bound_names(p)
+    t = TRANSFORMS.get((id(p.func), constants)) or BUILD(p.func, constants)
+    ans, back = t.primal(*p.args, *args, **p.keywords, **kwargs)
+    skip, index = len(p.args), [t.index[k] for k in kwargs]
+
+    def pullback(g):
+        cts = back(g)
+        return (*cts[skip:skip + len(args)], *(cts[i] for i in index))
     return ans, pullback
 
 
