@@ -122,7 +122,7 @@ def test_objective_reaches_numpy_only_through_np(name):
         # the nested evals' descent is shared, and reaches no numpy at all
         assert fn.__module__ in (f.__module__, _descent.__name__)
         for g in _global_names(fn) - {"np", "functools"}:  # partial binds a helper's data
-            value = vars(_module(f)).get(g)
+            value = vars(_module(fn)).get(g)
             # its own helpers, builtins, plain numbers and tuples of them (END = 2.0, PARENTS)
             own = isinstance(value, (types.FunctionType, int, float, tuple))
             assert own or hasattr(builtins, g), f"{fn.__name__} uses the global {g!r}"
