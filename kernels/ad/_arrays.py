@@ -20,10 +20,7 @@ import sys
 
 import numpy as np
 
-
-class EscapeError(TypeError):
-    """A traced value was about to become a plain number, losing its derivative."""
-
+from .errors import EscapeError, MissingRuleError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NUMPY = os.path.dirname(os.path.abspath(np.__file__))
@@ -236,7 +233,6 @@ def _shape(x):
 
 
 def _join_call(kind, elements, axis=0, final=None):
-    from .rules import MissingRuleError
     elements = tuple(elements)
     lay = layout(kind, [_shape(e) for e in elements], axis, final)
     if kind != "array" and any(isinstance(e, (list, tuple)) for e in elements):
@@ -290,7 +286,6 @@ def _index_items(key):
 def _concatenator_canonical(kind):
     """np.r_[...] (pieces at least 1-d, joined along axis 0) and np.c_[...] (columns)."""
     def canonical(key):
-        from .rules import MissingRuleError
         items = []
         for item in _index_items(key):
             if isinstance(item, str):

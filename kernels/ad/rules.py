@@ -31,10 +31,7 @@ import sys
 import numpy as np
 
 from . import _arrays
-
-
-class MissingRuleError(NotImplementedError):
-    """An operation reached an engine without a derivative rule."""
+from .errors import MissingRuleError  # noqa: F401 - rules.MissingRuleError, as before
 
 
 class Rule:
@@ -329,8 +326,6 @@ def primitive(fn):
     return wrapper
 
 
-
-
 def real_cotangent(g):
     """The cotangent of a real value computed from complex ones (``abs``, ``real``): its
     real part. Cotangents of real values may pick up imaginary parts on the way (``x * c``
@@ -459,13 +454,3 @@ def install_methods(cls, dispatch):
     for name, fn in ATTRIBUTES.items():
         setattr(cls, name, property(lambda self, fn=fn: dispatch(fn, (self,), {})))
 
-
-# The rule families register themselves into RULES when imported (after the machinery
-# above, which they use).
-from . import _rules_elementwise  # noqa: E402, F401, I001 - imported to register
-from . import _rules_fft  # noqa: E402, F401
-from . import _rules_join  # noqa: E402, F401
-from . import _rules_linalg  # noqa: E402, F401
-from . import _rules_products  # noqa: E402, F401
-from . import _rules_reduce  # noqa: E402, F401
-from . import _rules_shape  # noqa: E402, F401

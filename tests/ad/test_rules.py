@@ -181,3 +181,19 @@ def test_every_rule_has_an_adjoint_check_or_is_a_composite():
                if fn not in checked and r.composite is None and rules.RULES.get(fn) is not None
                and not any(rules.RULES.get(c) is r for c in checked)]
     assert not missing, f"rules without an adjoint check: {missing}"
+
+
+def test_importing_rules_alone_gives_the_whole_table():
+    # the families register from kernels/ad/__init__.py, which `import kernels.ad.rules`
+    # runs first: a fresh interpreter importing only the table sees every rule
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", "import kernels.ad.rules as r; "
+                          "print(len(r.RULES))"], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == len(rules.RULES)
+
+
+def test_errors_live_in_one_module():
+    from kernels.ad import _arrays, errors
+    assert rules.MissingRuleError is errors.MissingRuleError
+    assert _arrays.EscapeError is errors.EscapeError
