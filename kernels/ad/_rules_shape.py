@@ -117,8 +117,9 @@ def _cast_jvp(ts, ans, x, dtype=None, **kw):
     return t if is_complex(ans) or not is_complex(t) else np.real(t)
 
 
-defrule(_arrays.asarray, [_cast_vjp, None], _cast_jvp)
-defrule(_arrays.astype, [_cast_vjp, None], _cast_jvp)
+# dtype= is the cast these rules differentiate (float <-> complex; others are constant)
+defrule(_arrays.asarray, [_cast_vjp, None], _cast_jvp, keywords=("dtype",))
+defrule(_arrays.astype, [_cast_vjp, None], _cast_jvp, keywords=("dtype",))
 
 
 def _permutation(fn, x, args, kwargs):

@@ -39,12 +39,15 @@ class Rule:
     ``composite``: for a function of several outputs (``np.split``, ``slogdet``), the same
     function written with single-output operations, which the operator-overloading engines
     run on their traced values instead of the jvp (the source engine uses the vjps, which
-    then receive a list of the outputs' cotangents, None where nothing flowed)."""
+    then receive a list of the outputs' cotangents, None where nothing flowed).
+    ``keywords``: the array keywords (``where``, ``initial``; kernels/ad/_keywords.py) its
+    vjps and jvp differentiate; engines drop or refuse the others before calling it."""
 
-    __slots__ = ("name", "vjps", "jvp", "composite")
+    __slots__ = ("name", "vjps", "jvp", "composite", "keywords")
 
-    def __init__(self, name, vjps, jvp, composite=None):
+    def __init__(self, name, vjps, jvp, composite=None, keywords=()):
         self.name, self.jvp, self.composite = name, jvp, composite
+        self.keywords = frozenset(keywords)
         self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
 
     def __repr__(self):
@@ -284,10 +287,11 @@ def defpartials(fn, *partials, name=None):
     return fn
 
 
-def defrule(fn, vjps, jvp, name=None, composite=None):
+def defrule(fn, vjps, jvp, name=None, composite=None, keywords=()):
     """Register ``fn`` with one vjp per positional argument (None: not differentiable) and a
-    batched jvp (see the module docstring for both signatures); ``composite``: see Rule."""
-    RULES[fn] = Rule(name or _name(fn), vjps, jvp, composite)
+    batched jvp (see the module docstring for both signatures); ``composite`` and
+    ``keywords``: see Rule."""
+    RULES[fn] = Rule(name or _name(fn), vjps, jvp, composite, keywords)
     return fn
 
 

@@ -77,6 +77,14 @@ CONSTRUCTS = [
     ("max-min", lambda x: np.max(x) - np.min(x) + _weigh(np.max(x, axis=0))
      + _weigh(x.min(axis=1, keepdims=True)) + np.amax(x) * np.amin(x) + x.max(),
      lambda rng: (_pos(rng, 3, 4),), [np.max, np.min, np.amax, np.amin]),
+    ("reduce-keywords", lambda x: np.sum(x, where=x > 1.0) + _weigh(np.mean(x, 0, where=x > 0.85))
+     + _weigh(np.prod(x, axis=1, where=x < 1.25, initial=1.5)) + np.max(x, initial=1.2)
+     + _weigh(np.min(x, axis=1, where=x > 0.7, initial=1.4)) + x.sum(dtype=np.float64)
+     + _weigh(np.sin(x, dtype=float, order="K")) + np.sum(x, initial=2.0, dtype=float)
+     + _weigh(np.amax(x, 0, initial=0.9, where=x < 1.15)),
+     lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.3, 0.8], [1.45, 0.55, 1.05,
+                                                                              0.65]]),),
+     [np.sum, np.mean, np.prod, np.max, np.min, np.amax]),
     ("var-std", lambda x: np.var(x) + _weigh(np.std(x, axis=0)) + x.var(ddof=1)
      + _weigh(x.std(axis=1, keepdims=True)),
      lambda rng: (_pos(rng, 3, 4),), [np.var, np.std]),

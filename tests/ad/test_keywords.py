@@ -1,0 +1,171 @@
+"""numpy's array keywords (``out=``, ``where=``, ``dtype=``, ``initial=``, ``casting=``,
+``order=``) on every function of the rule table, in every exact engine: each call is either
+differentiated correctly (against central differences) or refused with an error naming the
+keyword (kernels/ad/_keywords.py), never a TypeError from a rule's signature."""
+
+import importlib.util
+import warnings
+
+import numpy as np
+import pytest
+
+from kernels.ad import ENGINES, rules
+
+from .gradcheck import check_gradient
+from .test_rules import _vjp_jvp_pairs
+
+EXACT = ["forward", "reverse", "source"]
+_W = np.random.default_rng(3).standard_normal(256)
+
+
+def _mask(x):
+    return (np.arange(np.size(x)) % 3 != 1).reshape(np.shape(x))
+
+
+#: keyword -> its value for a call whose first differentiable argument is x and plain
+#: answer is ans
+KEYWORDS = {
+    "where": lambda x, ans: _mask(x),
+    "out": lambda x, ans: np.zeros_like(ans),
+    "dtype": lambda x, ans: np.float64,
+    "dtype32": lambda x, ans: np.float32,
+    "initial": lambda x, ans: 1.2,
+    "casting": lambda x, ans: "unsafe",
+    "order": lambda x, ans: "F",
+}
+
+
+def _public(fn):
+    return isinstance(fn, np.ufunc) or (getattr(fn, "__module__", "") or "").startswith(
+        "numpy")
+
+
+def _calls():
+    """(id, fn, args, kwargs, key, value, differentiated positions) for every public rule'd
+    function of the adjoint table with each keyword, where numpy itself takes the call."""
+    out, seen = [], set()
+    for name, fn, args, kwargs in _vjp_jvp_pairs():
+        rule = rules.RULES[fn]
+        if (fn in seen or not _public(fn) or any(np.iscomplexobj(a) for a in args)
+                or set(kwargs) & set(KEYWORDS)):
+            continue  # (one call per function: the first of the adjoint table)
+        seen.add(fn)
+        diff = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+                and i < len(rule.vjps) and rule.vjps[i] is not None]
+        if not diff:
+            continue
+        try:
+            ans = fn(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - not a call to test keywords on
+            continue
+        if not isinstance(ans, np.ndarray) and not np.isscalar(ans):
+            continue
+        for key, make in KEYWORDS.items():
+            value = make(args[diff[0]], ans)
+            kw = dict(kwargs, **{key.rstrip("32"): value})
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    fn(*args, **kw)
+                numpy_takes = True
+            except Exception:  # noqa: BLE001 - numpy refuses it: so must the engines
+                numpy_takes = False
+            out.append((f"{name}-{key}", fn, args, kw, key.rstrip("32"), diff, numpy_takes))
+    return out
+
+
+def _functions(tmp_path_factory, calls, per_file=8):
+    """The calls as functions ``f_k(d0, d1, ...)`` calling ``FN_k`` with the differentiated
+    arguments in place, in small modules on disk (the source engine reads source; a small
+    file keeps finding each function's source cheap)."""
+    folder = tmp_path_factory.mktemp("keywords")
+    functions = []
+    for start in range(0, len(calls), per_file):
+        lines, names = [], {"W": _W}
+        for k in range(start, min(start + per_file, len(calls))):
+            _, fn, args, kw, _, diff, _ = calls[k]
+            texts = [f"d{i}" if i in diff else f"A{k}[{i}]" for i in range(len(args))]
+            texts += [f"{key}=K{k}[{key!r}]" for key in kw]
+            lines += [f"def f_{k}({', '.join(f'd{i}' for i in diff)}):",
+                      f"    y = FN{k}({', '.join(texts)})",
+                      "    return np.sum(np.ravel(y) * W[:np.size(y)])", "", ""]
+            names.update({f"FN{k}": fn, f"A{k}": args, f"K{k}": kw})
+        name = f"keyword_calls_{start}"
+        path = folder / f"{name}.py"
+        path.write_text("import numpy as np\n\n\n" + "\n".join(lines))
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        vars(module).update(names)
+        functions += [getattr(module, f"f_{k}")
+                      for k in range(start, min(start + per_file, len(calls)))]
+    return functions
+
+
+CALLS = _calls()
+
+
+@pytest.fixture(scope="module")
+def functions(tmp_path_factory):
+    return _functions(tmp_path_factory, CALLS)
+
+
+def test_every_keyword_is_tried_on_many_rules():
+    tried = {c[4] for c in CALLS}
+    assert tried == {"where", "out", "dtype", "initial", "casting", "order"}
+    assert len({c[1] for c in CALLS}) > 100
+    assert len({c[1] for c in CALLS if c[6]}) > 60  # calls numpy takes
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_keywords_are_differentiated_or_refused_by_name(engine, functions):
+    wrong, counts = [], {"differentiated": 0, "refused": 0}
+    for k, (name, _, args, _, key, diff, numpy_takes) in enumerate(CALLS):
+        f = functions[k]
+        point = [args[i] for i in diff]
+        if not numpy_takes:  # numpy refuses the call: an engine may not answer it
+            try:
+                ENGINES[engine].gradient(f, *point)
+            except Exception:  # noqa: BLE001, S112 - any error, numpy's own included
+                continue
+            wrong.append(f"{name}: numpy refuses it, but {engine} answered")
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                check_gradient(ENGINES[engine].gradient, f, *point,
+                               rng=np.random.default_rng(k), rtol=1e-5, atol=1e-7)
+            counts["differentiated"] += 1
+        except AssertionError as exc:
+            wrong.append(f"{name}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a refusal must name the keyword
+            if f"{key}=" not in str(exc):
+                wrong.append(f"{name}: {type(exc).__name__}: {exc}")
+            counts["refused"] += 1
+    assert not wrong, "\n".join(wrong)
+    # both outcomes occur (where= of sum, dtype=float64, ufunc order= are differentiated)
+    assert counts["differentiated"] > 50 and counts["refused"] > 50, counts
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_refusals_name_the_function_and_the_keyword(engine):
+    def add_out(x):
+        return np.sum(np.add(x, x, out=np.empty(3)))
+
+    def sin_where(x):
+        return np.sum(np.sin(x, where=x > 1.0))
+
+    def sum_int(x):
+        return np.sum(x, dtype=int)
+
+    def var_where(x):
+        return np.var(x, where=x > 1.0)
+
+    x = np.array([0.5, 1.0, 1.5])
+    for f, message in [(add_out, r"numpy\.add\(\.\.\., out=\.\.\.\)"),
+                       (sin_where, r"numpy\.sin\(\.\.\., where=\.\.\.\).*uninitialised"),
+                       (sum_int, r"numpy\.sum\(\.\.\., dtype=\.\.\.\) is not differentiable"),
+                       (var_where, r"numpy\.var\(\.\.\., where=\.\.\.\)")]:
+        # (reverse mode's ufunc out= is a ValueError: `a += v` into a plain array)
+        with pytest.raises((rules.MissingRuleError, ValueError), match=message):
+            ENGINES[engine].gradient(f, x)
