@@ -159,6 +159,23 @@ def lists_as_arrays(args, dispatch):
 _ORIGINAL_ARRAY = np.array
 
 
+def _piece_as_array(piece, dispatch):
+    if (type(piece) is list or type(piece) is tuple) and _contains_traced(piece):
+        return dispatch(_ORIGINAL_ARRAY, (piece,), {})
+    return piece
+
+
+def pieces_as_arrays(fn, args, dispatch):
+    """The arguments of a join (``np.concatenate((a, [s, 0.0]))``, ``np.append(u, [s])``)
+    with each piece that is a list holding traced values made an array through the
+    engine's ``dispatch`` of ``np.array``; pieces of plain numbers stay constants."""
+    if fn is np.append:
+        return tuple(_piece_as_array(a, dispatch) for a in args[:2]) + tuple(args[2:])
+    if args and (type(args[0]) is list or type(args[0]) is tuple):
+        return (type(args[0])(_piece_as_array(p, dispatch) for p in args[0]), *args[1:])
+    return args
+
+
 # -- the primitives (their rules are in _rules_join and _rules_shape) -----------------------
 
 def join(*elements, layout):
@@ -235,9 +252,13 @@ def _shape(x):
 def _join_call(kind, elements, axis=0, final=None):
     elements = tuple(elements)
     lay = layout(kind, [_shape(e) for e in elements], axis, final)
-    if kind != "array" and any(isinstance(e, (list, tuple)) for e in elements):
-        raise MissingRuleError(f"np.{kind} of nested lists of traced values: build each "
-                               f"array with np.array first")
+    # A piece that is a list of numbers is a constant of its array's shape (its cotangent,
+    # in the source engine, a list); the operator-overloading engines make a list holding
+    # traced values an array first (pieces_as_arrays), so one reaching here is a bug.
+    if kind != "array" and any(_contains_traced(e) for e in elements
+                               if type(e) is list or type(e) is tuple):
+        raise MissingRuleError(f"numpy.{kind} of a list piece holding traced values that "
+                               f"was not made an array")
     return join, elements, {"layout": lay}
 
 

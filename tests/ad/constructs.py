@@ -200,6 +200,17 @@ CONSTRUCTS = [
      + _weigh(np.concatenate([x, np.ones(2)], axis=None)),
      lambda rng: (_pos(rng, 3), _pos(rng, 3)),
      [np.concatenate, np.stack, np.vstack, np.hstack, np.dstack, np.column_stack, _arrays.join]),
+    # pieces that are plain lists and tuples of numbers (constants), or lists holding traced
+    # scalars among numbers
+    ("joins-with-constants", lambda x, s: _weigh(np.concatenate((x, [0.0])) ** 2)
+     + _weigh(np.concatenate([x, [s, 0.5]]) ** 3) + _weigh(np.append(x, [0.0, 2.0]) ** 2)
+     + _weigh(np.append(x, [s, 1.0]) ** 3) + _weigh(np.hstack([x, [1.0, 2.0]]) ** 2)
+     + _weigh(np.vstack([x, [1.0, 2.0, 3.0]]) ** 3) + _weigh(np.stack([x, (1.0, s, 2.0)], 1) ** 3)
+     + _weigh(np.column_stack([x, [[1.0], [2.0], [s]]]) ** 3)
+     + _weigh(np.vstack(([[s, 1.0, 2.0], [0.5, s, s]], x)) ** 3),
+     lambda rng: (_pos(rng, 3), _pos(rng)),
+     [np.concatenate, np.append, np.hstack, np.vstack, np.stack, np.column_stack,
+      _arrays.join]),
     ("splits", lambda x: _weigh(np.split(x, 2)[1] * np.array_split(x, 3)[0][0])
      + _weigh(np.hsplit(x, [1])[1]) + _weigh(np.vsplit(x.reshape(2, 3), 2)[0])
      + _weigh(np.dsplit(x.reshape(1, 2, 3), [2])[0]),
