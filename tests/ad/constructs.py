@@ -229,6 +229,16 @@ CONSTRUCTS = [
      + _weigh(np.abs(np.fft.fftn(x.reshape(3, 2)) * np.fft.ifftn(x.reshape(3, 2)))),
      lambda rng: (_pos(rng, 6),),
      [np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn]),
+    ("series-vdot", lambda a, v, y, x: np.vdot(a[:3], v) + np.real(np.vdot(a[:3] * 1j, v + 2j))
+     + _weigh(np.polyval(v, a)) + _weigh(np.polyval([1.0, -2.0, 0.5], y))
+     + _weigh(np.convolve(a, v)) + _weigh(np.convolve(v, a, "same"))
+     + _weigh(np.convolve(a, v, "valid")) + _weigh(np.correlate(a, v, "full"))
+     + _weigh(np.correlate(a, v)) + _weigh(np.correlate(a, v, mode="same"))
+     + np.trapezoid(a) + np.trapezoid(a, dx=0.5) + _weigh(np.trapezoid(y, axis=0))
+     + np.trapezoid(a * a, x) + _weigh(np.trapezoid(y ** 2, x[:3], axis=0))
+     + _weigh(np.trapezoid(y, y * 2.0 + 3.0, axis=1)),
+     lambda rng: (_pos(rng, 5), _pos(rng, 3), _pos(rng, 3, 2), np.cumsum(_pos(rng, 5))),
+     [np.vdot, np.polyval, np.convolve, np.correlate, np.trapezoid]),
     ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
