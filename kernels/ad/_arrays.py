@@ -393,6 +393,44 @@ _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
 
 
+#: Python functions of other packages with rules (kernels/ad/_rules_scipy.py) that do not
+#: dispatch to traced values: while an engine traces, their names in the package are
+#: wrappers too, once the package has been imported. (A name imported from the package
+#: before, ``from scipy.special import logsumexp``, still reaches the package's own code,
+#: which refuses a traced value with EscapeError; the source engine binds either.)
+FOREIGN = {"scipy.special": ("logsumexp", "softmax", "log_softmax")}
+#: (namespace, name, original, wrapper) of the FOREIGN functions found so far
+_foreign = []
+_foreign_pending = dict(FOREIGN)
+
+
+def _wrap_function(original):
+    def wrapper(*args, **kwargs):
+        for a in (*args, *kwargs.values()):
+            if is_traced(a):
+                return type(a)._ad_apply(original, args, kwargs)
+        return original(*args, **kwargs)
+    wrapper.__wrapped__ = wrapper.__ad_original__ = original
+    wrapper.__name__ = original.__name__
+    return wrapper
+
+
+def original(fn):
+    """``fn`` itself, or the function a FOREIGN wrapper stands in for (rules are registered
+    on the package's own function, also when that happens while an engine traces)."""
+    return getattr(fn, "__ad_original__", fn)
+
+
+def _find_foreign():
+    for package, names in list(_foreign_pending.items()):
+        module = sys.modules.get(package)
+        if module is not None:
+            del _foreign_pending[package]
+            space = vars(module)
+            _foreign.extend((space, n, space[n], _wrap_function(space[n])) for n in names
+                            if n in space)
+
+
 def enter():
     """Wrap numpy's non-dispatching constructors (module docstring); re-entrant. Every
     call must be paired with :func:`leave` (in a ``finally``).
@@ -405,6 +443,10 @@ def enter():
         # four item stores: cheaper than dict.update, which walks its argument
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _WRAPPED_FOUR
+        if _foreign_pending:
+            _find_foreign()
+        for space, name, _, wrapper in _foreign:
+            space[name] = wrapper
     _depth += 1
 
 
@@ -414,3 +456,5 @@ def leave():
     if _depth == 0:
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _ORIGINAL_FOUR
+        for space, name, original, _ in _foreign:
+            space[name] = original

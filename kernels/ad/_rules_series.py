@@ -5,7 +5,7 @@ points), 1-D ``convolve`` and ``correlate`` (bilinear, all three modes), ``trape
 
 import numpy as np
 
-from .rules import MissingRuleError, defrule
+from .rules import MissingRuleError, defpositional, defrule
 
 # -- polyval: p[0] x^(n-1) + ... + p[n-1] ----------------------------------------------------
 
@@ -170,3 +170,4 @@ def _trapezoid_jvp(ts, ans, y, x=None, dx=1.0, axis=-1):
 
 
 defrule(np.trapezoid, [_trapezoid_vjp_y, _trapezoid_vjp_x, None, None], _trapezoid_jvp)
+defpositional(np.trapezoid)  # x= carries a derivative too

@@ -12,7 +12,13 @@ import operator
 
 import numpy as np
 
-from kernels.ad import _arrays, _rules_linalg
+from kernels.ad import _arrays, _rules_linalg, rules
+
+try:  # scipy.special's rules register once it is imported; without scipy, no such cases
+    import scipy.special as sp
+except ImportError:  # pragma: no cover - scipy is a test dependency here
+    sp = None
+rules.register_late()
 
 _W = np.random.default_rng(123).standard_normal(64)
 
@@ -278,3 +284,25 @@ def early_return(x):
     if y[1] < 0.0:
         return 0.0
     return np.sum(np.sin(y))
+
+
+def scipy_special(x, y, m):
+    """scipy.special's ufuncs and its Python functions, as numpy code calls them."""
+    w = _W[:12].reshape(3, 4)
+    return (_weigh(sp.expit(x)) + _weigh(sp.logit(x / 2.0)) + _weigh(sp.erf(x) * sp.erfc(y))
+            + _weigh(sp.gammaln(x + 1.0) * sp.gamma(y) + sp.digamma(x + 2.0))
+            + _weigh(sp.xlogy(x, y) + sp.xlog1py(y, x)) + _weigh(sp.erfinv(x / 2.0))
+            + _weigh(sp.ndtr(x) + sp.log_ndtr(y) + sp.log_expit(x)) + sp.logsumexp(x)
+            + _weigh(sp.logsumexp(m, axis=0)) + _weigh(sp.logsumexp(m, 1, y[:, None], True))
+            + sp.logsumexp(m, b=m * 0.5 + 1.0) + np.sum(sp.softmax(m, axis=1) * w)
+            + _weigh(sp.softmax(x)) + np.sum(sp.log_softmax(m, axis=0) * w)
+            + np.sum(sp.log_softmax(m) * w) + np.trapezoid(y * y, x=x))
+
+
+if sp is not None:
+    CONSTRUCTS.append(
+        ("scipy-special", scipy_special,
+         lambda rng: (rng.uniform(0.2, 0.9, 3), _pos(rng, 3), _pos(rng, 3, 4)),
+         [sp.expit, sp.logit, sp.erf, sp.erfc, sp.gammaln, sp.gamma, sp.digamma, sp.xlogy,
+          sp.xlog1py, sp.erfinv, sp.ndtr, sp.log_ndtr, sp.log_expit, sp.logsumexp,
+          sp.softmax, sp.log_softmax]))

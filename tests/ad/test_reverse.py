@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kernels.ad import rules
 from kernels.ad.reverse import Variable, gradient
 
+from .constructs import sp
 from .gradcheck import check_gradient
 
 UNARY = [fn for fn in rules.RULES if isinstance(fn, np.ufunc) and fn.nin == 1]
@@ -25,6 +26,8 @@ OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
 #: where [0.5, 1.5] is not inside a function's smooth domain
 _DOMAINS = {np.absolute: (-1.5, 1.5), np.arcsin: (-0.9, 0.9), np.arccos: (-0.9, 0.9),
             np.arctanh: (-0.9, 0.9), np.arccosh: (1.5, 2.5), np.sinc: (0.2, 0.8)}
+if sp is not None:  # scipy.special's ufuncs (registered by tests/ad/constructs.py)
+    _DOMAINS.update({sp.logit: (0.2, 0.8), sp.erfinv: (-0.8, 0.8)})
 BROADCAST = [((3, 4), (4,)), ((3, 4), (3, 1)), ((4,), (3, 4)), ((3, 1), (1, 4)),
              ((3, 4), ()), ((), (3, 4)), ((), ())]
 

@@ -62,13 +62,16 @@ def _vjp_jvp_pairs():
     m, v = rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, 4)
     t3, sq = rng.uniform(0.5, 1.5, (2, 3, 4)), rng.uniform(0.5, 1.5, (3, 3)) + 3 * np.eye(3)
     inside = {np.arcsin: 0.4, np.arccos: 0.4, np.arctanh: 0.4, np.arccosh: 2.0}
+    from .constructs import sp
+    if sp is not None:
+        inside.update({sp.logit: 0.4, sp.erfinv: 0.4})
     unary = [(r.name, fn, (m * inside.get(fn, 1.0) + (1.0 if fn is np.arccosh else 0.0),), {})
              for fn, r in rules.RULES.items() if isinstance(fn, np.ufunc) and fn.nin == 1]
     binary = [(r.name, fn, (m, v), {}) for fn, r in rules.RULES.items()
               if isinstance(fn, np.ufunc) and fn.nin == 2 and fn is not np.matmul]
     z = m * (1 + 2j)
     lay = _arrays.layout("stack", [(3, 4), (3, 4)], 1)
-    return unary + binary + [
+    return unary + binary + _scipy_pairs(m, v) + [
         ("matmul", np.matmul, (m, v), {}), ("matmul-3d", np.matmul, (t3, m.T), {}),
         ("matmul-1d-3d", np.matmul, (v[:3], t3), {}), ("dot", np.dot, (v, m.T), {}),
         ("dot-3d", np.dot, (t3, v), {}), ("tensordot", np.tensordot, (t3, m, ([1, 2], [0, 1])), {}),
@@ -155,6 +158,21 @@ def _vjp_jvp_pairs():
     ]
 
 
+def _scipy_pairs(m, v):
+    from .constructs import sp
+    if sp is None:
+        return []
+    ufuncs = [(fn.__name__, fn, (m * 0.5,), {}) for fn in (
+        sp.expit, sp.logit, sp.erf, sp.erfc, sp.gammaln, sp.gamma, sp.digamma, sp.erfinv,
+        sp.ndtr, sp.log_ndtr, sp.log_expit)]
+    return ufuncs + [
+        ("xlogy", sp.xlogy, (m, v), {}), ("xlog1py", sp.xlog1py, (m, v), {}),
+        ("logsumexp", sp.logsumexp, (m, 1, v), {"keepdims": True}),
+        ("logsumexp-all", sp.logsumexp, (m,), {}),
+        ("softmax", sp.softmax, (m,), {"axis": 0}), ("log_softmax", sp.log_softmax, (m,), {}),
+    ]
+
+
 def _real_inner(a, b):
     """<a, b> as the real pairing the convention uses: Re sum(a * b) (JAX's transpose)."""
     return np.real(np.sum(np.asarray(a) * np.asarray(b)))
@@ -201,9 +219,22 @@ def test_importing_rules_alone_gives_the_whole_table():
     # runs first: a fresh interpreter importing only the table sees every rule
     import subprocess
     import sys
+    # (scipy.special's rules register once scipy.special is imported: not in there)
     out = subprocess.run([sys.executable, "-c", "import kernels.ad.rules as r; "
                           "print(len(r.RULES))"], capture_output=True, text=True, check=True)
-    assert int(out.stdout) == len(rules.RULES)
+    assert int(out.stdout) == sum(not r.name.startswith("scipy.") for r in rules.RULES.values())
+
+
+def test_scipy_rules_register_once_scipy_is_imported_and_never_import_it():
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np; from kernels.ad import ENGINES, rules; "
+            "assert 'scipy' not in sys.modules; import scipy.special as sp; "
+            "g = ENGINES['reverse'].gradient(lambda x: np.sum(sp.expit(x)), np.zeros(2)); "
+            "print(g[0][0], rules.RULES[sp.expit].name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["0.25", "scipy.special.expit"]
 
 
 def test_errors_live_in_one_module():

@@ -72,10 +72,10 @@ class CallLowering:
             return None
         fn = self.scope.resolve(e.func)
         module = getattr(fn, "__module__", None) or ""
-        if not (isinstance(fn, np.ufunc) or module.partition(".")[0] == "numpy"):
+        if not (isinstance(fn, np.ufunc) or module.partition(".")[0] in ("numpy", "scipy")):
             return None
         try:
-            rule = rules.RULES.get(fn)
+            rule = rules.find(fn)
         except TypeError:
             return None
         if rule is None or rule.composite is not None or fn in rules.CANONICAL:

@@ -445,6 +445,13 @@ class _Lowerer(CallLowering):
 
     def static(self, hint, fn, short, args, primal, kwargs=()):
         rule = rules.RULES.get(fn)
+        for key, ref in kwargs:
+            if ref.active:  # rules differentiate positional arguments only
+                raise rules.MissingRuleError(
+                    f"{rule.name if rule else short}(..., {key}=...): the keyword argument "
+                    f"{key}= carries a derivative, but rules differentiate positional "
+                    f"arguments; pass it positionally ({self.where.filename}, line "
+                    f"{self.line})")
         if rule is not None and any(k in _keywords.REASONS and k not in rule.keywords
                                     for k, _ in kwargs):
             # out=, dtype=, ... that the rule does not take: the run-time call drops them

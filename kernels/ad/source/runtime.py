@@ -106,9 +106,10 @@ def _call_without_rule(fn, args, kwargs):
         return ans, back
     if any(map(differentiable, args)) or any(map(differentiable, kwargs.values())):
         try:
-            rules.lookup(fn)
+            rules.lookup(fn)  # raises, or finds a rule of a family registered just now
         except TypeError:
             raise rules.MissingRuleError(f"no derivative rule for {fn!r}") from None
+        return call(fn, *args, **kwargs)
     return fn(*args, **kwargs), None
 
 
