@@ -13,6 +13,8 @@ table is always complete).
 from . import rules  # noqa: F401, I001 - the machinery before the families using it
 from . import _rules_elementwise, _rules_fft, _rules_join, _rules_linalg  # noqa: F401
 from . import _rules_products, _rules_reduce, _rules_series, _rules_shape  # noqa: F401
+from . import _rules_nan  # noqa: F401 - after reduce and shape, whose rules it reuses
+from . import _namespace  # noqa: F401 - the rest of the namespace: plain or refused
 from . import finite, forward, reverse, source  # noqa: E402
 
 ENGINES = {

@@ -333,7 +333,8 @@ if hasattr(np, "row_stack"):
     JOINS[np.row_stack] = _sequence_canonical("vstack")
 CONSTRUCTORS = {
     "array": _array_canonical, "asarray": _array_canonical, "asanyarray": _array_canonical,
-    "ascontiguousarray": _array_canonical,
+    "ascontiguousarray": _array_canonical, "asfortranarray": _array_canonical,
+    "asarray_chkfinite": _array_canonical,
 }
 CONCATENATORS = {"r_": _concatenator_canonical("r_"), "c_": _concatenator_canonical("c_")}
 

@@ -198,7 +198,7 @@ for _op, _ufunc in [(operator.add, np.add), (operator.sub, np.subtract),
 # Locally constant functions (derivative 0 wherever it exists) and queries: engines call
 # them on values and return plain results.
 defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
-           np.full_like, np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
+           np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
            np.fix, np.floor_divide, operator.floordiv, np.isfinite, np.isinf, np.isnan,
            np.signbit, np.heaviside, np.argmax, np.argmin, np.argsort, np.argwhere,
            np.nonzero, np.flatnonzero, np.searchsorted, np.equal, np.not_equal, np.less,

@@ -29,6 +29,7 @@ import importlib
 import inspect
 import operator
 import sys
+from collections.abc import Hashable
 
 import numpy as np
 
@@ -141,13 +142,28 @@ def find(fn):
     return rule
 
 
+#: function -> why it has no rule (kernels/ad/_namespace.py: "in-place", "several outputs",
+#: "no rule yet: ..."); lookup names the reason.
+REFUSED = {}
+
+
+def defrefused(reason, *fns):
+    """Record why ``fns`` have no derivative rule (None entries, absent in this numpy, are
+    skipped)."""
+    for fn in fns:
+        if fn is not None:
+            REFUSED[fn] = reason
+
+
 def lookup(fn):
-    """The rule of ``fn``; MissingRuleError naming it and saying how to add one."""
+    """The rule of ``fn``; MissingRuleError naming it (and why it has none, if known) and
+    saying how to add one."""
     rule = find(fn)
     if rule is None:
         name = _name(fn)
+        why = REFUSED.get(fn) if isinstance(fn, Hashable) else None
         raise MissingRuleError(
-            f"no derivative rule for {name}; register one with "
+            f"no derivative rule for {name}{f' ({why})' if why else ''}; register one with "
             f"kernels.ad.rules.defpartials({name}, lambda ans, x: <d ans/d x>) for an "
             f"elementwise function, or kernels.ad.rules.defrule({name}, vjps=..., jvp=...) "
             f"(README: 'Adding a rule')")
@@ -272,8 +288,10 @@ def defpositional(fn, original=None):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         flat, n = bound.args, len(args)
+        # numpy's "no value" defaults (keepdims of np.average) stay unset, as numpy reads them
+        keywords = {k: v for k, v in bound.kwargs.items() if v is not np._NoValue}
         names = list(signature.parameters)
-        return fn, flat, bound.kwargs, lambda cts: (
+        return fn, flat, keywords, lambda cts: (
             *cts[:n], *(cts[names.index(k)] for k in kwargs))
     CANONICAL[fn] = canonical_
     return fn

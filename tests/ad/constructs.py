@@ -245,6 +245,13 @@ CONSTRUCTS = [
      + _weigh(np.trapezoid(y, y * 2.0 + 3.0, axis=1)),
      lambda rng: (_pos(rng, 5), _pos(rng, 3), _pos(rng, 3, 2), np.cumsum(_pos(rng, 5))),
      [np.vdot, np.polyval, np.convolve, np.correlate, np.trapezoid]),
+    ("nan-reductions", lambda x, s, w: nan_reductions(x, s, w),
+     lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.35, 0.8],
+                            [1.45, 0.55, 1.05, 0.65]]), _pos(rng), _pos(rng, 3, 4)),
+     [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nancumsum, np.nancumprod,
+      np.ptp, np.average, np.cumulative_sum, np.cumulative_prod, np.full_like,
+      np.linalg.matmul, np.linalg.outer, np.linalg.tensordot, np.linalg.matrix_transpose,
+      np.fft.fftshift, np.fft.ifftshift, np.astype]),
     ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
@@ -284,6 +291,22 @@ def early_return(x):
     if y[1] < 0.0:
         return 0.0
     return np.sum(np.sin(y))
+
+
+def nan_reductions(x, s, w):
+    """The reductions that skip NaNs, ptp, average, numpy 2's cumulative_*, full_like's
+    fill value, numpy.linalg's array-API names, the fft shifts and np.astype."""
+    y = np.where(x > 1.3, np.nan, x)
+    return (np.nansum(y) + _weigh(np.nanmean(y, axis=0)) + _weigh(np.nanprod(y, axis=1))
+            + np.nanmax(y) + _weigh(np.nanmin(y, axis=1, keepdims=True))
+            + _weigh(np.nancumsum(y, axis=1)) + _weigh(np.nancumprod(y)) + np.ptp(x)
+            + _weigh(np.ptp(x, axis=0)) + np.average(x) + _weigh(np.average(x, 1, weights=w))
+            + np.average(x, None, w) + _weigh(np.cumulative_sum(x[0]))
+            + _weigh(np.cumulative_prod(x, axis=1)) + _weigh(np.full_like(x, s))
+            + _weigh(np.full_like(x, x[0])) + _weigh(np.linalg.matmul(x, x.T))
+            + _weigh(np.linalg.outer(x[0], x[1])) + _weigh(np.linalg.tensordot(x, w.T, axes=1))
+            + _weigh(np.linalg.matrix_transpose(x) ** 2) + _weigh(np.fft.fftshift(x) * x)
+            + _weigh(np.fft.ifftshift(x, axes=0) * x) + _weigh(np.astype(x, float) ** 2))
 
 
 def scipy_special(x, y, m):
