@@ -57,11 +57,12 @@ class Rule:
     ``keywords``: the array keywords (``where``, ``initial``; kernels/ad/_keywords.py) its
     vjps and jvp differentiate; engines drop or refuse the others before calling it."""
 
-    __slots__ = ("name", "vjps", "jvp", "composite", "keywords")
+    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family")
 
     def __init__(self, name, vjps, jvp, composite=None, keywords=()):
         self.name, self.jvp, self.composite = name, jvp, composite
         self.keywords = frozenset(keywords)
+        self.family = _family()
         self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
 
     def __repr__(self):
@@ -88,6 +89,15 @@ class EveryArgument:
             vjp = self.vjp
             made = self._made[i] = lambda g, ans, *args, **kw: vjp(i, g, ans, *args, **kw)
         return made
+
+
+def _family():
+    """The module registering a rule (``kernels.ad._rules_reduce``, a user's module), for
+    the generated coverage table (kernels/ad/coverage.py)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
 
 
 #: function object -> Rule. A plain dict, so engines look rules up with one hash.
