@@ -45,12 +45,13 @@ def _load_optional():
 
 def _public_names():
     """id(object) -> its name in numpy's namespaces (``r_``, ``linalg.test``: objects
-    without a ``__name__`` of their own), top level first."""
+    without a ``__name__`` of their own), top level first, and the first of aliases in
+    alphabetical order (``arcsin``, not numpy 2's ``asin``)."""
     names = {}
-    for module, prefix in [(np.fft, "fft."), (np.linalg, "linalg."), (np, "")]:
+    for module, prefix in [(np, ""), (np.linalg, "linalg."), (np.fft, "fft.")]:
         for name in dir(module):
             if not name.startswith("_"):
-                names[id(getattr(module, name))] = prefix + name
+                names.setdefault(id(getattr(module, name)), prefix + name)
     return names
 
 
