@@ -166,11 +166,17 @@ def _piece_as_array(piece, dispatch):
 
 
 def pieces_as_arrays(fn, args, dispatch):
-    """The arguments of a join (``np.concatenate((a, [s, 0.0]))``, ``np.append(u, [s])``)
+    """The arguments of a join (``np.concatenate((a, [s, 0.0]))``, ``np.append(u, [s])``,
+    ``np.r_[x, [s, 1.0]]``)
     with each piece that is a list holding traced values made an array through the
     engine's ``dispatch`` of ``np.array``; pieces of plain numbers stay constants."""
     if fn is np.append:
         return tuple(_piece_as_array(a, dispatch) for a in args[:2]) + tuple(args[2:])
+    if fn is _ORIGINALS["r_"] or fn is _ORIGINALS["c_"]:  # np.r_[x, [s, 1.0]]: one key
+        key = args[0]
+        if type(key) is tuple:
+            return (tuple(_piece_as_array(p, dispatch) for p in key),)
+        return (_piece_as_array(key, dispatch),)
     if args and (type(args[0]) is list or type(args[0]) is tuple):
         return (type(args[0])(_piece_as_array(p, dispatch) for p in args[0]), *args[1:])
     return args
@@ -337,6 +343,8 @@ CONSTRUCTORS = {
     "asarray_chkfinite": _array_canonical,
 }
 CONCATENATORS = {"r_": _concatenator_canonical("r_"), "c_": _concatenator_canonical("c_")}
+#: the calls whose pieces pieces_as_arrays makes arrays (filled in below, with _ORIGINALS)
+PIECEWISE = set(JOINS) | {np.append}
 
 
 # -- the numpy names that do not dispatch, wrapped while an engine traces --------------------
@@ -348,9 +356,9 @@ class _Concatenator:
         self.name, self.original = name, original
 
     def __getitem__(self, key):
-        for item in _index_items(key):
-            if is_traced(item):
-                return type(item)._ad_apply(self.original, (key,), {})
+        leaf = _first_traced(key)  # in an item, or in a list item (np.r_[1.0, [s, 2.0]])
+        if leaf is not None:
+            return type(leaf)._ad_apply(self.original, (key,), {})
         return self.original[key]
 
     def __getattr__(self, name):
@@ -389,6 +397,7 @@ _WRAPPERS = {"array": _wrap_constructor(_ORIGINALS["array"]),
              "asarray": _wrap_constructor(_ORIGINALS["asarray"]),
              "r_": _Concatenator("r_", _ORIGINALS["r_"]),
              "c_": _Concatenator("c_", _ORIGINALS["c_"])}
+PIECEWISE.update((_ORIGINALS["r_"], _ORIGINALS["c_"]))
 _NUMPY_NAMES = vars(np)
 _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)

@@ -376,7 +376,7 @@ def dispatcher(plain, apply):
                 return fn(*map(plain, args), **{k: plain(v) for k, v in kwargs.items()})
             return fn(*map(plain, args))
         if fn in CANONICAL:
-            if fn in _arrays.JOINS or fn is np.append:
+            if fn in _arrays.PIECEWISE:
                 args = _arrays.pieces_as_arrays(fn, args, dispatch)
             fn, args, kwargs, _ = canonical(fn, args, kwargs or {})
         else:

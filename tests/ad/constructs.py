@@ -213,7 +213,9 @@ CONSTRUCTS = [
      + _weigh(np.append(x, [s, 1.0]) ** 3) + _weigh(np.hstack([x, [1.0, 2.0]]) ** 2)
      + _weigh(np.vstack([x, [1.0, 2.0, 3.0]]) ** 3) + _weigh(np.stack([x, (1.0, s, 2.0)], 1) ** 3)
      + _weigh(np.column_stack([x, [[1.0], [2.0], [s]]]) ** 3)
-     + _weigh(np.vstack(([[s, 1.0, 2.0], [0.5, s, s]], x)) ** 3),
+     + _weigh(np.vstack(([[s, 1.0, 2.0], [0.5, s, s]], x)) ** 3)
+     + _weigh(np.r_[x, [s, 1.0]] ** 2) + _weigh(np.c_[x, [s, s, 1.0]] ** 3)
+     + _weigh(np.r_[1.0, [s, 2.0]] ** 2),
      lambda rng: (_pos(rng, 3), _pos(rng)),
      [np.concatenate, np.append, np.hstack, np.vstack, np.stack, np.column_stack,
       _arrays.join]),

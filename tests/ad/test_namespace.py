@@ -56,7 +56,9 @@ def test_lookup_of_a_refused_function_names_it_and_why(fn):
 def _one_argument_calls():
     """The refused functions numpy itself takes a float array or vector alone with."""
     calls = []
-    for fn in rules.REFUSED:
+    for fn, reason in rules.REFUSED.items():
+        if reason.startswith("not numeric"):
+            continue  # not called: np.test would run numpy's tests, np.seterr changes state
         for x in (np.array([[0.6, 1.3, 0.9], [1.1, 0.7, 1.4], [0.8, 1.2, 1.5]]),
                   np.array([0.6, 1.3, 0.9, 1.1])):
             try:
