@@ -37,6 +37,11 @@ CONSTRUCTORS = set(filter(None, _np(
     "load", "loadtxt", "genfromtxt", "bartlett", "blackman", "hamming", "hanning",
     "kaiser") + _np("fftfreq", "rfftfreq", module=np.fft)))
 
+# a traced number given to one is refused with the reason (np.full(3, s): np.full_like has
+# a rule for its fill value)
+defrefused("a constructor from shapes, numbers or files: no rule for a traced argument "
+           "(np.full_like has one for its fill value)", *CONSTRUCTORS)
+
 # -- refused, with the reason ---------------------------------------------------------------
 defrefused("not numeric: printing, files, configuration or dates", *_np(
     "array2string", "array_repr", "array_str", "base_repr", "binary_repr",

@@ -82,7 +82,8 @@ def _lse_jvp(ts, ans, a, axis=None, b=None, keepdims=False, return_sign=False):
 
 
 defrule(original(sp.logsumexp), [_lse_vjp(0), None, _lse_vjp(2)], _lse_jvp)
-defpositional(original(sp.logsumexp))  # b= carries a derivative too
+# b= carries a derivative too; return_sign=True (two outputs) is refused before the call
+defpositional(original(sp.logsumexp), check=lambda a: _lse_check(a["return_sign"]))
 
 
 # -- softmax and log_softmax over axis (None: all) ---------------------------------------------

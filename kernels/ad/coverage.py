@@ -97,7 +97,8 @@ def rows():
                 [s for s in map(_short, _namespace.CONSTRUCTORS) if s]))
     by_reason = {}
     for fn, reason in rules.REFUSED.items():
-        by_reason.setdefault(reason, []).append(_short(fn))
+        if fn not in _namespace.CONSTRUCTORS:  # (their own row above)
+            by_reason.setdefault(reason, []).append(_short(fn))
     out += [("refused", reason, names) for reason, names in sorted(by_reason.items())]
     return out
 

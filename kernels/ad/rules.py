@@ -287,16 +287,20 @@ def defcanonical(fn, canonical):
     return fn
 
 
-def defpositional(fn, original=None):
+def defpositional(fn, original=None, check=None):
     """Make every argument of ``fn`` positional in its canonical form, so that its rule
     differentiates one given by keyword too (``logsumexp(a, b=w)``, ``trapezoid(y,
     x=t)``); the cotangents come back in the call's own order. ``original``: the function
-    whose signature binds the call (``fn`` itself unless that is a wrapper)."""
+    whose signature binds the call (``fn`` itself unless that is a wrapper); ``check``:
+    called with the bound arguments (a dict) first, to refuse an option by name before
+    anything runs."""
     signature = inspect.signature(original or fn)
 
     def canonical_(*args, **kwargs):
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
+        if check is not None:
+            check(bound.arguments)
         flat, n = bound.args, len(args)
         # numpy's "no value" defaults (keepdims of np.average) stay unset, as numpy reads them
         keywords = {k: v for k, v in bound.kwargs.items() if v is not np._NoValue}

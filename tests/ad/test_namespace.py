@@ -115,3 +115,35 @@ def test_refused_functions_on_traced_values_name_themselves_and_why(engine):
         else:
             wrong.append(f"{rules._name(fn)}: answered")
     assert not wrong, "\n".join(wrong)
+
+
+def _eig(a):
+    return np.real(np.sum(np.linalg.eig(a)[0]))
+
+
+def _median(x):
+    return np.median(x)
+
+
+def _full(x):
+    return np.sum(np.full(3, x[0]) * x)
+
+
+def _lse_sign(x):
+    import scipy.special
+    return scipy.special.logsumexp(x, return_sign=True)[0]
+
+
+@pytest.mark.parametrize("engine", EXACT)
+@pytest.mark.parametrize("f, message", [
+    (_eig, r"numpy\.linalg\.eig \(no rule yet: eig's derivative needs distinct eigenvalues"),
+    (_median, r"numpy\.median \(an order statistic"),
+    (_full, r"numpy\.full \(a constructor|copyto|would drop its derivative"),
+    (_lse_sign, r"logsumexp\(\.\.\., return_sign=True\) is not differentiable"),
+], ids=["eig", "median", "full", "logsumexp-return_sign"])
+def test_refusals_in_every_engine(engine, f, message):
+    if f is _lse_sign:
+        pytest.importorskip("scipy.special")
+    x = np.array([[2.0, 0.3, 0.1], [0.2, 1.0, 0.4], [0.1, 0.5, 3.0]])
+    with pytest.raises(Exception, match=message):  # noqa: PT011 - the message is checked
+        ENGINES[engine].gradient(f, x if f is _eig else x[0])
