@@ -187,3 +187,15 @@ def test_refusals_name_the_function_and_the_keyword(engine):
         # (reverse mode's ufunc out= is a ValueError: `a += v` into a plain array)
         with pytest.raises((rules.MissingRuleError, ValueError), match=message):
             ENGINES[engine].gradient(f, x)
+
+
+def _clip_by_keyword(x, s):
+    return np.sum(np.clip(x, 0.0, a_max=s))
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_a_differentiable_keyword_argument_is_refused_not_dropped(engine):
+    # the source engine used to bind the call and drop s's derivative without a word
+    with pytest.raises(rules.MissingRuleError, match=r"a_max= carries a derivative.*"
+                                                     r"pass it positionally"):
+        ENGINES[engine].gradient(_clip_by_keyword, np.array([0.5, 1.0, 1.5]), 1.2)

@@ -8,7 +8,7 @@ import ast
 
 import numpy as np
 
-from .. import rules
+from .. import _keywords, rules
 from .ir import Build, Op, Ref
 from .parse import error
 
@@ -109,4 +109,27 @@ class CallLowering:
         out = self.new(hint, True)
         self.emit(Op(self.line, out, [Ref(key)], via=self.helper("call"),
                      callee=self.plain(e.value), back=self.new(None, False, "_b")))
+        return Ref(out)
+
+    def keyword_call(self, hint, fn, short, args, kwargs):
+        """A call bound at transform time whose keywords its rule cannot take as they are:
+        a differentiable keyword argument is refused now (rules differentiate positional
+        ones), and out=, dtype=, ... that the rule does not name become a run-time call,
+        which drops them where they change nothing and refuses them by name otherwise
+        (kernels/ad/_keywords.py). None when the call can be bound as it is."""
+        rule = rules.RULES.get(fn)
+        for key, ref in kwargs:
+            if ref.active:
+                raise rules.MissingRuleError(
+                    f"{rule.name if rule else short}(..., {key}=...): the keyword argument "
+                    f"{key}= carries a derivative, but rules differentiate positional "
+                    f"arguments; pass it positionally ({self.where.filename}, line "
+                    f"{self.line})")
+        if rule is None or not any(k in _keywords.REASONS and k not in rule.keywords
+                                   for k, _ in kwargs):
+            return None
+        out = self.new(hint, True)
+        self.emit(Op(self.line, out, args, kwargs, via=self.helper("call"),
+                     callee=self.helper(f"{short}_{id(fn)}", fn),
+                     back=self.new(None, False, "_b")))
         return Ref(out)

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import _keywords, rules
+from .. import rules
 from . import runtime as rt
 from .calls import CallLowering
 from .ir import (
@@ -444,23 +444,9 @@ class _Lowerer(CallLowering):
         raise error(f"{what} on a differentiable value", e, self.where)
 
     def static(self, hint, fn, short, args, primal, kwargs=()):
-        rule = rules.RULES.get(fn)
-        for key, ref in kwargs:
-            if ref.active:  # rules differentiate positional arguments only
-                raise rules.MissingRuleError(
-                    f"{rule.name if rule else short}(..., {key}=...): the keyword argument "
-                    f"{key}= carries a derivative, but rules differentiate positional "
-                    f"arguments; pass it positionally ({self.where.filename}, line "
-                    f"{self.line})")
-        if rule is not None and any(k in _keywords.REASONS and k not in rule.keywords
-                                    for k, _ in kwargs):
-            # out=, dtype=, ... that the rule does not take: the run-time call drops them
-            # where they change nothing and refuses them by name otherwise
-            out = self.new(hint, True)
-            self.emit(Op(self.line, out, args, kwargs, via=self.helper("call"),
-                         callee=self.helper(f"{short}_{id(fn)}", fn),
-                         back=self.new(None, False, "_b")))
-            return Ref(out)
+        dynamic = self.keyword_call(hint, fn, short, args, kwargs)
+        if dynamic is not None:
+            return dynamic
         out = self.new(hint, True)
         vjps = [self.vjp(fn, short, i) if a.active else None for i, a in enumerate(args)]
         self.emit(Op(self.line, out, args, kwargs, primal=primal, vjps=vjps,
