@@ -149,25 +149,30 @@ for _fn in (np.max, np.min, np.amax, np.amin):
 
 
 def _moments(fn):
-    """var and std (``ddof`` too): d var = 2 (x - mean) dx / (N - ddof)."""
+    """var and std (``ddof``, ``where=`` too): d var = 2 (x - mean) dx / (N - ddof), over
+    the elements read."""
     std = fn is np.std
 
-    def factor(ans, x, axis, ddof):
-        centred = x - np.mean(x, axis=axis, keepdims=True)
-        scale = 2.0 / (_count(np.shape(x), axis) - ddof)
+    def factor(ans, x, axis, ddof, where):
+        centred = x - np.mean(x, axis=axis, keepdims=True, where=where)
+        if where is True:
+            count = _count(np.shape(x), axis)
+        else:
+            count = np.sum(np.broadcast_to(where, np.shape(x)), axis=axis, keepdims=True)
+        scale = 2.0 / (count - ddof)
         if std:
             scale = scale / (2.0 * ans)
-        return np.conj(centred) * scale if is_complex(x) else centred * scale
+        return _masked(np.conj(centred) * scale if is_complex(x) else centred * scale, where)
 
-    def vjp(g, ans, x, axis, ddof=0):
-        return real_cotangent(g) * factor(ans, x, axis, ddof)
+    def vjp(g, ans, x, axis, ddof=0, where=True):
+        return real_cotangent(g) * factor(ans, x, axis, ddof, where)
 
-    def jvp(t, ans, x, axis, keepdims, ddof=0):
+    def jvp(t, ans, x, axis, keepdims, ddof=0, where=True):
         unbatched = None if axis is None else tuple(a - 1 for a in np.atleast_1d(axis))
         ans_b = expand(ans, np.shape(x), unbatched, keepdims)
-        return np.real(np.sum(t * factor(ans_b, x, unbatched, ddof), axis=axis,
+        return np.real(np.sum(t * factor(ans_b, x, unbatched, ddof, where), axis=axis,
                               keepdims=keepdims))
-    _reduction(fn, vjp, jvp)
+    _reduction(fn, vjp, jvp, keywords=("where",))
 
 
 _moments(np.var)

@@ -87,10 +87,11 @@ CONSTRUCTS = [
      + _weigh(np.prod(x, axis=1, where=x < 1.25, initial=1.5)) + np.max(x, initial=1.2)
      + _weigh(np.min(x, axis=1, where=x > 0.7, initial=1.4)) + x.sum(dtype=np.float64)
      + _weigh(np.sin(x, dtype=float, order="K")) + np.sum(x, initial=2.0, dtype=float)
-     + _weigh(np.amax(x, 0, initial=0.9, where=x < 1.15)),
+     + _weigh(np.amax(x, 0, initial=0.9, where=x < 1.15))
+     + _weigh(np.var(x, axis=1, where=x > 0.7, ddof=1)) + np.std(x, where=x < 1.25),
      lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.3, 0.8], [1.45, 0.55, 1.05,
                                                                               0.65]]),),
-     [np.sum, np.mean, np.prod, np.max, np.min, np.amax]),
+     [np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.var, np.std]),
     ("var-std", lambda x: np.var(x) + _weigh(np.std(x, axis=0)) + x.var(ddof=1)
      + _weigh(x.std(axis=1, keepdims=True)),
      lambda rng: (_pos(rng, 3, 4),), [np.var, np.std]),

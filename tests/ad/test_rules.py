@@ -85,6 +85,8 @@ def _vjp_jvp_pairs():
         ("mean-where", np.mean, (m,), {"axis": 0, "where": m != m[0, 0]}),
         ("prod-where", np.prod, (m,), {"axis": 1, "where": m > 0.8, "initial": 1.5}),
         ("max-where", np.max, (m,), {"axis": 0, "where": m > 1.0, "initial": 1.2}),
+        ("var-where", np.var, (m,), {"axis": 1, "where": m != m[0, 0], "ddof": 1}),
+        ("std-where", np.std, (m,), {"where": m != m[1, 1]}),
         ("mean", np.mean, (t3,), {"axis": (0, 2)}),
         ("prod", np.prod, (m,), {"axis": 0}), ("max", np.max, (m,), {"axis": 1}),
         ("min", np.min, (m,), {}), ("var", np.var, (m,), {"axis": 0, "ddof": 1}),
