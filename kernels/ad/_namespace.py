@@ -76,7 +76,7 @@ defrefused("no rule yet: use boolean or advanced indexing (x[mask], x[idx])", *_
 defrefused("no rule yet: use np.einsum or @", *_np("matvec", "vecmat", "vecdot"),
            *_np("vecdot", "multi_dot", "tensorinv", "tensorsolve", module=np.linalg))
 defrefused("no rule yet", *_np(
-    "corrcoef", "cov", "diagflat", "ediff1d", "geomspace", "logspace", "i0", "interp",
+    "corrcoef", "cov", "diagflat", "ediff1d", "geomspace", "logspace", "i0",
     "ldexp", "nanstd", "nanvar", "nextafter", "spacing", "sort_complex", "unwrap",
     "vander"))
 defrefused("no rule yet: write it with np.linalg.norm, np.trace, np.diagonal or np.cross "

@@ -1,6 +1,6 @@
 """Rules of polynomials and sequences: ``polyval`` (in the coefficients and the
 points), 1-D ``convolve`` and ``correlate`` (bilinear, all three modes), ``trapezoid``
-(in y and in x, along any axis).
+(in y and in x, along any axis), ``interp`` (in x and fp).
 """
 
 import numpy as np
@@ -171,3 +171,59 @@ def _trapezoid_jvp(ts, ans, y, x=None, dx=1.0, axis=-1):
 
 defrule(np.trapezoid, [_trapezoid_vjp_y, _trapezoid_vjp_x, None, None], _trapezoid_jvp)
 defpositional(np.trapezoid)  # x= carries a derivative too
+
+
+# -- interp: piecewise linear in x and in fp (the knots xp are not differentiated) -------------
+
+def _interp_parts(x, xp, left, right, period):
+    """Each point's segment, its position t in it, and where it falls below, inside and
+    above the knots (numpy returns fp[0] / fp[-1] outside, or left / right)."""
+    if period is not None:
+        raise MissingRuleError("numpy.interp with period= has no derivative rule")
+    x, xp = np.asarray(x), np.asarray(xp)
+    i = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, len(xp) - 2)
+    t = (x - xp[i]) / (xp[i + 1] - xp[i])
+    below, above = x < xp[0], x > xp[-1]
+    inside = ~(below | above)
+    return i, t, inside, below & (left is None), above & (right is None)
+
+
+def _interp_vjp_x(g, ans, x, xp, fp, left=None, right=None, period=None):
+    i, _, inside, _, _ = _interp_parts(x, xp, left, right, period)
+    fp = np.asarray(fp)
+    return g * inside * (fp[i + 1] - fp[i]) / (np.asarray(xp)[i + 1] - np.asarray(xp)[i])
+
+
+def _interp_vjp_xp(g, ans, x, xp, fp, *args, **kw):
+    raise MissingRuleError("numpy.interp has no derivative rule in its knots xp (only in x "
+                           "and fp)")
+
+
+def _interp_vjp_fp(g, ans, x, xp, fp, left=None, right=None, period=None):
+    i, t, inside, low, high = _interp_parts(x, xp, left, right, period)
+    g = np.broadcast_to(g, np.shape(i))
+    ct = np.zeros(np.shape(fp), dtype=np.result_type(g, float))
+    np.add.at(ct, i, g * (1.0 - t) * inside)
+    np.add.at(ct, i + 1, g * t * inside)
+    ct[0] += np.sum(g * low)
+    ct[-1] += np.sum(g * high)
+    return ct
+
+
+def _interp_jvp(ts, ans, x, xp, fp, left=None, right=None, period=None):
+    if ts[1] is not None:
+        _interp_vjp_xp(None, ans, x, xp, fp)
+    i, t, inside, low, high = _interp_parts(x, xp, left, right, period)
+    out = 0.0
+    if ts[0] is not None:
+        fpa, xpa = np.asarray(fp), np.asarray(xp)
+        out = out + ts[0] * (inside * (fpa[i + 1] - fpa[i]) / (xpa[i + 1] - xpa[i]))
+    if ts[2] is not None:
+        tf = ts[2]
+        out = out + (tf[:, i] * ((1.0 - t) * inside) + tf[:, i + 1] * (t * inside)
+                     + tf[:, :1].reshape((len(tf),) + (1,) * np.ndim(i)) * low
+                     + tf[:, -1:].reshape((len(tf),) + (1,) * np.ndim(i)) * high)
+    return out
+
+
+defrule(np.interp, [_interp_vjp_x, _interp_vjp_xp, _interp_vjp_fp], _interp_jvp)

@@ -245,9 +245,11 @@ CONSTRUCTS = [
      + _weigh(np.correlate(a, v)) + _weigh(np.correlate(a, v, mode="same"))
      + np.trapezoid(a) + np.trapezoid(a, dx=0.5) + _weigh(np.trapezoid(y, axis=0))
      + np.trapezoid(a * a, x) + _weigh(np.trapezoid(y ** 2, x[:3], axis=0))
-     + _weigh(np.trapezoid(y, y * 2.0 + 3.0, axis=1)),
+     + _weigh(np.trapezoid(y, y * 2.0 + 3.0, axis=1))
+     + _weigh(np.interp(a * 2.0 - 0.6, [0.0, 0.4, 1.0, 1.7, 2.5], np.r_[v, v[:2] * 2.0]))
+     + np.interp(y[0, 0], [0.0, 1.0, 2.0], v, left=0.5) ** 2,
      lambda rng: (_pos(rng, 5), _pos(rng, 3), _pos(rng, 3, 2), np.cumsum(_pos(rng, 5))),
-     [np.vdot, np.polyval, np.convolve, np.correlate, np.trapezoid]),
+     [np.vdot, np.polyval, np.convolve, np.correlate, np.trapezoid, np.interp]),
     ("nan-reductions", lambda x, s, w: nan_reductions(x, s, w),
      lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.35, 0.8],
                             [1.45, 0.55, 1.05, 0.65]]), _pos(rng), _pos(rng, 3, 4)),

@@ -134,6 +134,10 @@ def _full(x):
     return np.sum(np.full(3, x[0]) * x)
 
 
+def _interp_knots(x):
+    return np.interp(0.7, x, x * x)
+
+
 def _lse_sign(x):
     return special.logsumexp(x, return_sign=True)[0]
 
@@ -144,7 +148,8 @@ def _lse_sign(x):
     (_median, r"numpy\.median \(an order statistic"),
     (_full, r"numpy\.full \(a constructor|copyto|would drop its derivative"),
     (_lse_sign, r"logsumexp\(\.\.\., return_sign=True\) is not differentiable"),
-], ids=["eig", "median", "full", "logsumexp-return_sign"])
+    (_interp_knots, r"numpy\.interp has no derivative rule in its knots xp"),
+], ids=["eig", "median", "full", "logsumexp-return_sign", "interp-knots"])
 def test_refusals_in_every_engine(engine, f, message):
     if f is _lse_sign and special is None:
         pytest.skip("scipy is not installed")

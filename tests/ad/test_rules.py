@@ -165,6 +165,8 @@ def _vjp_jvp_pairs():
         ("convolve-valid", np.convolve, (v[:2], v), {"mode": "valid"}),
         ("correlate", np.correlate, (v + 1j * v[::-1], v[:3]), {"mode": "full"}),
         ("correlate-valid", np.correlate, (v, v[:3] * 1j), {}),
+        ("interp", np.interp, (m * 2.0 - 0.5, [0.0, 0.4, 1.0, 1.7, 2.5], v[[0, 1, 2, 3, 0]] * 2),
+         {"right": 0.5}),
         ("trapezoid", np.trapezoid, (m, v), {}),
         ("trapezoid-axis", np.trapezoid, (t3, t3 * 2.0 + 1.0), {"axis": 1}),
         ("trapezoid-dx", np.trapezoid, (m, None, 0.5, 0), {}),
