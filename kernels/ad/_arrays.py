@@ -281,8 +281,19 @@ def _sequence_canonical(kind, default_axis=0):
     return canonical
 
 
+#: keywords of np.array and friends that do not change the values (memory layout, copies)
+_LAYOUT_KEYWORDS = frozenset({"copy", "order", "subok", "device"})
+
+
 def _array_canonical(obj, dtype=None, *args, **kwargs):
     """np.array / np.asarray of a traced value or of a nested list holding some."""
+    extra = set(kwargs) - _LAYOUT_KEYWORDS
+    if args or (extra and not (extra == {"ndmin"} and kwargs["ndmin"] <= 1 + (
+            type(obj) is list or type(obj) is tuple))):
+        # ndmin= would prepend axes (np.atleast_2d has a rule); like=, positional options
+        what = ", ".join(sorted(extra)) or "positional options"
+        raise MissingRuleError(f"numpy.array(..., {what}) of traced values has no "
+                               f"derivative rule; use np.atleast_2d/np.reshape after it")
     if type(obj) is not list and type(obj) is not tuple:
         return asarray, (obj,), {"dtype": dtype}, lambda cts: (cts[0],)
     leaves, outer = _leaves(obj)

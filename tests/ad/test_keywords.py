@@ -199,3 +199,20 @@ def test_a_differentiable_keyword_argument_is_refused_not_dropped(engine):
     with pytest.raises(rules.MissingRuleError, match=r"a_max= carries a derivative.*"
                                                      r"pass it positionally"):
         ENGINES[engine].gradient(_clip_by_keyword, np.array([0.5, 1.0, 1.5]), 1.2)
+
+
+def _array_ndmin(x):
+    return np.sum(np.array(x, ndmin=2).T * np.arange(1.0, 4.0))
+
+
+def _array_copy(x):
+    return np.sum(np.array(x, copy=True) * np.arange(1.0, 4.0)) + np.sum(np.asarray(x, order="C"))
+
+
+@pytest.mark.parametrize("engine", EXACT)
+def test_np_array_options_are_no_ops_or_refused(engine):
+    # ndmin=2 used to be dropped: a (3,) array where numpy gives (1, 3), a wrong gradient
+    x = np.array([0.5, 1.0, 1.5])
+    with pytest.raises(rules.MissingRuleError, match=r"numpy\.array\(\.\.\., ndmin\)"):
+        ENGINES[engine].gradient(_array_ndmin, x)
+    np.testing.assert_allclose(ENGINES[engine].gradient(_array_copy, x)[0], [2.0, 3.0, 4.0])
