@@ -364,4 +364,18 @@ def _gradient_jvp(ts, ans, x, *varargs, **kw):
     return np.gradient(ts[0], h, axis=axis + 1)
 
 
-defrule(np.gradient, [_gradient_vjp], _gradient_jvp)
+def _gradient_vjp_h(g, ans, x, *varargs, **kw):
+    # differences over h: d / dh = -ans / h
+    _, h = _gradient_check(x, varargs, kw)
+    return -np.sum(g * ans) / h
+
+
+def _gradient_jvp_all(ts, ans, x, *varargs, **kw):
+    out = 0.0 if ts[0] is None else _gradient_jvp(ts, ans, x, *varargs, **kw)
+    if len(ts) > 1 and ts[1] is not None:
+        _, h = _gradient_check(x, varargs, kw)
+        out = out - ts[1].reshape((len(ts[1]),) + (1,) * np.ndim(ans)) * ans / h
+    return out
+
+
+defrule(np.gradient, [_gradient_vjp, _gradient_vjp_h], _gradient_jvp_all)

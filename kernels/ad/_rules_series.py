@@ -5,7 +5,7 @@ points), 1-D ``convolve`` and ``correlate`` (bilinear, all three modes), ``trape
 
 import numpy as np
 
-from .rules import MissingRuleError, defpositional, defrule
+from .rules import MissingRuleError, _lift, defpositional, defrule
 
 # -- polyval: p[0] x^(n-1) + ... + p[n-1] ----------------------------------------------------
 
@@ -160,6 +160,8 @@ def _trapezoid_jvp(ts, ans, y, x=None, dx=1.0, axis=-1):
     if ts[0] is not None:
         w = _trapezoid_weights(_spacing(ym, xm, dx), ym.shape[-1])
         out = out + np.sum(np.moveaxis(ts[0], axis % ym.ndim + 1, -1) * w, axis=-1)
+    if len(ts) > 2 and ts[2] is not None and x is None:
+        out = out + _lift(ts[2], np.ndim(ans)) * (ans / dx)
     if len(ts) > 1 and ts[1] is not None:
         t = ts[1] if np.ndim(x) == 1 else np.moveaxis(ts[1], axis % ym.ndim + 1, -1)
         td = np.diff(t, axis=-1)
@@ -169,7 +171,13 @@ def _trapezoid_jvp(ts, ans, y, x=None, dx=1.0, axis=-1):
     return out
 
 
-defrule(np.trapezoid, [_trapezoid_vjp_y, _trapezoid_vjp_x, None, None], _trapezoid_jvp)
+def _trapezoid_vjp_dx(g, ans, y, x=None, dx=1.0, axis=-1):
+    # without x the result is linear in dx (with x, dx is not read)
+    return 0.0 * np.sum(g) if x is not None else np.sum(g * ans) / dx
+
+
+defrule(np.trapezoid, [_trapezoid_vjp_y, _trapezoid_vjp_x, _trapezoid_vjp_dx, None],
+        _trapezoid_jvp)
 defpositional(np.trapezoid)  # x= carries a derivative too
 
 

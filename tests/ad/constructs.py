@@ -65,6 +65,11 @@ CONSTRUCTS = [
      lambda rng: (np.array([0.6, 1.4, 0.8, 1.3]), _pos(rng, 4)), [np.where]),
     ("clip", lambda x: _weigh(np.clip(x, 0.7, 1.2) + x.clip(0.8, 1.3)),
      lambda rng: (np.array([0.5, 0.9, 1.1, 1.45]),), [np.clip]),
+    ("traced-bounds-and-spacings", lambda x, lo, hi, h: _weigh(np.clip(x, lo, hi))
+     + _weigh(np.clip(x, lo, None) ** 2) + _weigh(x.clip(0.7, hi)) + _weigh(np.gradient(x, h))
+     + np.trapezoid(x * x, dx=h) + np.trapezoid(x, None, h),
+     lambda rng: (np.array([0.5, 1.0, 1.5, 0.8, 0.3]), 0.75, 1.2, _pos(rng)),
+     [np.clip, np.gradient, np.trapezoid]),
     # complex intermediates with real arguments and a real result
     ("complex-abs", lambda x: np.sum(np.abs(x * (1 + 2j) - 0.5j) ** 3),
      lambda rng: (_pos(rng, 4),), [np.absolute]),
