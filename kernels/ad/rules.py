@@ -138,7 +138,7 @@ _LATE = {"scipy.special": "._rules_scipy"}
 def register_late():
     """Register the families of :data:`_LATE` whose package has been imported."""
     for package, family in list(_LATE.items()):
-        if package in sys.modules:
+        if sys.modules.get(package) is not None:  # (None: an import that was blocked)
             del _LATE[package]
             importlib.import_module(family, __package__)
 
