@@ -58,8 +58,8 @@ defrefused("several outputs: no rule yet", *_np("divmod", "frexp", "modf", "broa
                                                 "meshgrid", "unstack"))
 defrefused("calls a Python function per piece: write it with numpy operations", *_np(
     "apply_along_axis", "apply_over_axes", "piecewise", "frompyfunc"))
-defrefused("an order statistic: no rule yet (np.sort and indexing have rules)", *_np(
-    "median", "percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile"))
+defrefused("an order statistic: no rule yet (np.sort, indexing and np.median have rules)",
+           *_np("percentile", "quantile", "nanmedian", "nanpercentile", "nanquantile"))
 defrefused("a set operation: no rule yet (equal values merge)", *_np(
     "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values",
     "intersect1d", "union1d", "setdiff1d", "setxor1d"))

@@ -1,8 +1,8 @@
 """Rules of the reductions that skip NaNs (``nansum``, ``nanmean``, ``nanprod``,
 ``nanmax``/``nanmin``, ``nancumsum``, ``nancumprod``), each the plain reduction with a
 ``where=`` mask of the numbers, and of ``ptp``, ``average`` (in the values and the
-weights), ``cumulative_sum``/``cumulative_prod`` (numpy 2) and ``full_like`` (its fill
-value is differentiable).
+weights), ``cumulative_sum``/``cumulative_prod`` (numpy 2), ``full_like`` (its fill
+value is differentiable) and ``median`` (one axis or all).
 """
 
 import numpy as np
@@ -141,3 +141,41 @@ for _fn, _same in [(np.linalg.matmul, np.matmul), (np.linalg.tensordot, np.tenso
                                                  np.matrix_transpose)]:
     if _fn is not _same:
         alias(_fn, _same)
+
+
+# -- median: the middle element (the mean of the middle two) of each sorted slice ------------
+
+def _median_parts(x, axis, keepdims):
+    """x with the reduced axis last (flattened for None), its sort order, and the ranks of
+    the middle element(s)."""
+    if isinstance(axis, tuple):
+        raise MissingRuleError("numpy.median over several axes has no derivative rule; "
+                               "reshape first")
+    xm = np.ravel(x) if axis is None else np.moveaxis(x, axis, -1)
+    n = xm.shape[-1]
+    mids = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
+    return xm, np.argsort(xm, axis=-1), mids
+
+
+def _median_vjp(g, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    xm, order, mids = _median_parts(x, axis, keepdims)
+    g = np.asarray(g)
+    if keepdims:
+        g = np.reshape(g, xm.shape[:-1])
+    ct = np.zeros(xm.shape, dtype=np.result_type(g, float))
+    for k in mids:  # argsort is a permutation: the middle ranks are distinct elements
+        np.put_along_axis(ct, order[..., k:k + 1], g[..., None] / len(mids), axis=-1)
+    return np.reshape(ct, np.shape(x)) if axis is None else np.moveaxis(ct, -1, axis)
+
+
+def _median_jvp(ts, ans, x, axis=None, out=None, overwrite_input=False, keepdims=False):
+    xm, order, mids = _median_parts(x, axis, keepdims)
+    t = ts[0]
+    tm = t.reshape(len(t), -1) if axis is None else np.moveaxis(t, axis % np.ndim(x) + 1, -1)
+    picked = np.take_along_axis(tm, np.broadcast_to(order[..., mids], tm.shape[:-1]
+                                                    + (len(mids),)), axis=-1)
+    out = np.mean(picked, axis=-1)
+    return out.reshape((len(t),) + np.shape(ans)) if keepdims else out
+
+
+defrule(np.median, [_median_vjp, None], _median_jvp)

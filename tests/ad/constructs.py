@@ -261,7 +261,7 @@ CONSTRUCTS = [
      [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nancumsum, np.nancumprod,
       np.ptp, np.average, np.cumulative_sum, np.cumulative_prod, np.full_like,
       np.linalg.matmul, np.linalg.outer, np.linalg.tensordot, np.linalg.matrix_transpose,
-      np.fft.fftshift, np.fft.ifftshift, np.astype]),
+      np.fft.fftshift, np.fft.ifftshift, np.astype, np.median]),
     ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
@@ -316,7 +316,8 @@ def nan_reductions(x, s, w):
             + _weigh(np.full_like(x, x[0])) + _weigh(np.linalg.matmul(x, x.T))
             + _weigh(np.linalg.outer(x[0], x[1])) + _weigh(np.linalg.tensordot(x, w.T, axes=1))
             + _weigh(np.linalg.matrix_transpose(x) ** 2) + _weigh(np.fft.fftshift(x) * x)
-            + _weigh(np.fft.ifftshift(x, axes=0) * x) + _weigh(np.astype(x, float) ** 2))
+            + _weigh(np.fft.ifftshift(x, axes=0) * x) + _weigh(np.astype(x, float) ** 2)
+            + np.median(x) + _weigh(np.median(x, axis=0)) + _weigh(np.median(x, 1, keepdims=True)))
 
 
 def scipy_special(x, y, m):

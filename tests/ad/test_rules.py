@@ -154,6 +154,8 @@ def _vjp_jvp_pairs():
         ("nanmin", np.nanmin, (nm,), {"keepdims": True}),
         ("nancumsum", np.nancumsum, (nm,), {"axis": 0}),
         ("nancumprod", np.nancumprod, (nm,), {}),
+        ("median", np.median, (m,), {"axis": 1}), ("median-all", np.median, (t3,), {}),
+        ("median-keepdims", np.median, (m,), {"axis": 0, "keepdims": True}),
         ("ptp", np.ptp, (m,), {"axis": 0}), ("average", np.average, (m, 1, m * 2.0), {}),
         ("cumulative_sum", np.cumulative_sum, (m,), {"axis": 1}),
         ("cumulative_prod", np.cumulative_prod, (v,), {}),
