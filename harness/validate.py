@@ -5,6 +5,9 @@ checked against the parameter-shift rule, as tables (ok / skipped with the reaso
 WRONG / ERROR: a backend that raised, with its exception). A backend's exception is its
 cell's failure, never the end of the run; a WRONG or ERROR cell makes the exit status 1."""
 
+import functools
+import time
+
 import numpy as np
 
 from harness import profiles
@@ -12,6 +15,7 @@ from harness.ad import backends as ad_backends
 from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
+from harness.timing import best_seconds
 from kernels.statevector.states import random_state
 
 
@@ -50,7 +54,17 @@ def _validated_program(name, precision, vec, instructions, expected):
     validate.validated_program(backends.get(name, precision), vec, instructions, expected)
 
 
-def _validated_runner(name, problem, args, expected, what):
+#: the longest one AD backend's first derivative may be predicted to take here (the
+#: nested evals run minutes on the eager peers: they are checked by the benchmarks' own
+#: validation, under the profile's ad_max_seconds)
+AD_MAX_SECONDS = 10.0
+
+
+def _validated_runner(name, problem, args, expected, what, unit_seconds):
+    seconds = ad_backends.first_call_seconds(name, problem, args, unit_seconds)
+    if seconds > AD_MAX_SECONDS:
+        raise NotImplementedError(f"{name} on {what}: predicted to take {seconds:.3g} s, "
+                                  f"over {AD_MAX_SECONDS:g} s")
     ad_validate.validated_runner(ad_backends.get(name), problem, args, expected, what=what)
 
 
@@ -122,11 +136,15 @@ def validate_ad(sizes=None, names=None):
     for registered in PROBLEMS.values():
         for n in (sizes or {}).get(registered.name, registered.sizes[:1]):
             problem, args = registered.bind(n, np.random.default_rng(size_seed(n)))
+            start = time.perf_counter()
             expected = ad_validate.reference(problem, args)
+            # the cost model's unit: one f, or a nested eval's hand-written procedure
+            unit = time.perf_counter() - start if problem.output == "nested" else \
+                best_seconds(functools.partial(problem.f, *args), repeat=1, max_seconds=0.1)
             row = []
             for b in names:
                 mark, why, failed = _cell(_validated_runner, b, problem, args, expected,
-                                          f"{problem.name} n={n}")
+                                          f"{problem.name} n={n}", unit)
                 row.append(mark)
                 wrong += failed
                 if why:

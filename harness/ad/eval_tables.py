@@ -51,7 +51,8 @@ def eval_times(res):
         return format_seconds(t) + (f" ({', '.join(parts)})" if parts else "")
 
     parts = []
-    for title, name in (("Gradients", ids.EVAL_GRADIENT), ("Jacobians", ids.EVAL_JACOBIAN)):
+    for title, name in (("Gradients", ids.EVAL_GRADIENT), ("Jacobians", ids.EVAL_JACOBIAN),
+                        ("Nested (the whole procedure)", ids.EVAL_NESTED)):
         times = _by_case(_optional(res, name))
         if times:
             rows = {case: {b: (t, row.get("manual"), objective.get(case))

@@ -11,12 +11,15 @@ ratios in alternation, in one process, for the backends the targets are stated f
 from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, prepare
 from ._once import setup_once
 
-from harness.ad.backends import jacobian_names
+from harness.ad.backends import jacobian_names, nested_names
 from harness.timing import interleaved_ratio
 
 CASES = cases("ad_eval_sizes", origin="evals")
 GRADIENT_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "gradient"]
 JACOBIAN_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "jacobian"]
+NESTED_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "nested"]
+#: what has an objective of its own to time and divide by
+OBJECTIVE_CASES = GRADIENT_CASES + JACOBIAN_CASES
 RATIO_BACKENDS = [b for b in BACKENDS if PROFILE["ad_eval_ratio_backends"] is None
                   or b in PROFILE["ad_eval_ratio_backends"]]
 
@@ -40,11 +43,23 @@ class EvalJacobian(Suite):
         self.runner.gradient()
 
 
+class EvalNested(Suite):
+    """A nested eval's whole procedure per call (its descents and the derivatives inside
+    them): an engine at both levels, our engines paired outer/inner (``forward/reverse``,
+    gradbench's "fr"), the peers' own nesting gradients; a pairing that cannot nest is
+    refused by name and skipped."""
+
+    params = (NESTED_CASES, BACKENDS + nested_names())
+
+    def time_nested(self, case, backend):
+        self.runner.gradient()
+
+
 class EvalObjective(Suite):
     """The objective alone: "numpy" is the plain f the hand-written derivative and our
     engines evaluate; each peer evaluates its own translation of it."""
 
-    params = (CASES, ["numpy", *ADAPTERS])
+    params = (OBJECTIVE_CASES, ["numpy", *ADAPTERS])
 
     @setup_once
     def setup(self, case, backend):
@@ -59,7 +74,7 @@ class EvalRatios(Suite):
     pair sampled alternately in this process (the targets' ratios, unmoved by load
     changing between benchmarks)."""
 
-    params = (CASES, RATIO_BACKENDS)
+    params = (OBJECTIVE_CASES, RATIO_BACKENDS)
 
     def track_vs_objective(self, case, backend):
         return interleaved_ratio(self.runner.gradient, self.runner.objective)

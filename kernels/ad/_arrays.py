@@ -20,10 +20,7 @@ import sys
 
 import numpy as np
 
-
-class EscapeError(TypeError):
-    """A traced value was about to become a plain number, losing its derivative."""
-
+from .errors import EscapeError, MissingRuleError
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _NUMPY = os.path.dirname(os.path.abspath(np.__file__))
@@ -196,6 +193,29 @@ def lists_as_arrays(args, dispatch):
 _ORIGINAL_ARRAY = np.array
 
 
+def _piece_as_array(piece, dispatch):
+    if (type(piece) is list or type(piece) is tuple) and _contains_traced(piece):
+        return dispatch(_ORIGINAL_ARRAY, (piece,), {})
+    return piece
+
+
+def pieces_as_arrays(fn, args, dispatch):
+    """The arguments of a join (``np.concatenate((a, [s, 0.0]))``, ``np.append(u, [s])``,
+    ``np.r_[x, [s, 1.0]]``)
+    with each piece that is a list holding traced values made an array through the
+    engine's ``dispatch`` of ``np.array``; pieces of plain numbers stay constants."""
+    if fn is np.append:
+        return tuple(_piece_as_array(a, dispatch) for a in args[:2]) + tuple(args[2:])
+    if fn is _ORIGINALS["r_"] or fn is _ORIGINALS["c_"]:  # np.r_[x, [s, 1.0]]: one key
+        key = args[0]
+        if type(key) is tuple:
+            return (tuple(_piece_as_array(p, dispatch) for p in key),)
+        return (_piece_as_array(key, dispatch),)
+    if args and (type(args[0]) is list or type(args[0]) is tuple):
+        return (type(args[0])(_piece_as_array(p, dispatch) for p in args[0]), *args[1:])
+    return args
+
+
 # -- the primitives (their rules are in _rules_join and _rules_shape) -----------------------
 
 def join(*elements, layout):
@@ -270,12 +290,15 @@ def _shape(x):
 
 
 def _join_call(kind, elements, axis=0, final=None):
-    from .rules import MissingRuleError
     elements = tuple(elements)
     lay = layout(kind, [_shape(e) for e in elements], axis, final)
-    if kind != "array" and any(isinstance(e, (list, tuple)) for e in elements):
-        raise MissingRuleError(f"np.{kind} of nested lists of traced values: build each "
-                               f"array with np.array first")
+    # A piece that is a list of numbers is a constant of its array's shape (its cotangent,
+    # in the source engine, a list); the operator-overloading engines make a list holding
+    # traced values an array first (pieces_as_arrays), so one reaching here is a bug.
+    if kind != "array" and any(_contains_traced(e) for e in elements
+                               if type(e) is list or type(e) is tuple):
+        raise MissingRuleError(f"numpy.{kind} of a list piece holding traced values that "
+                               f"was not made an array")
     return join, elements, {"layout": lay}
 
 
@@ -292,8 +315,19 @@ def _sequence_canonical(kind, default_axis=0):
     return canonical
 
 
+#: keywords of np.array and friends that do not change the values (memory layout, copies)
+_LAYOUT_KEYWORDS = frozenset({"copy", "order", "subok", "device"})
+
+
 def _array_canonical(obj, dtype=None, *args, **kwargs):
     """np.array / np.asarray of a traced value or of a nested list holding some."""
+    extra = set(kwargs) - _LAYOUT_KEYWORDS
+    if args or (extra and not (extra == {"ndmin"} and kwargs["ndmin"] <= 1 + (
+            type(obj) is list or type(obj) is tuple))):
+        # ndmin= would prepend axes (np.atleast_2d has a rule); like=, positional options
+        what = ", ".join(sorted(extra)) or "positional options"
+        raise MissingRuleError(f"numpy.array(..., {what}) of traced values has no "
+                               f"derivative rule; use np.atleast_2d/np.reshape after it")
     if type(obj) is not list and type(obj) is not tuple:
         return asarray, (obj,), {"dtype": dtype}, lambda cts: (cts[0],)
     leaves, outer = _leaves(obj)
@@ -324,7 +358,6 @@ def _index_items(key):
 def _concatenator_canonical(kind):
     """np.r_[...] (pieces at least 1-d, joined along axis 0) and np.c_[...] (columns)."""
     def canonical(key):
-        from .rules import MissingRuleError
         items = []
         for item in _index_items(key):
             if isinstance(item, str):
@@ -351,9 +384,12 @@ if hasattr(np, "row_stack"):
     JOINS[np.row_stack] = _sequence_canonical("vstack")
 CONSTRUCTORS = {
     "array": _array_canonical, "asarray": _array_canonical, "asanyarray": _array_canonical,
-    "ascontiguousarray": _array_canonical,
+    "ascontiguousarray": _array_canonical, "asfortranarray": _array_canonical,
+    "asarray_chkfinite": _array_canonical,
 }
 CONCATENATORS = {"r_": _concatenator_canonical("r_"), "c_": _concatenator_canonical("c_")}
+#: the calls whose pieces pieces_as_arrays makes arrays (filled in below, with _ORIGINALS)
+PIECEWISE = set(JOINS) | {np.append}
 
 
 # -- the numpy names that do not dispatch, wrapped while an engine traces --------------------
@@ -365,9 +401,9 @@ class _Concatenator:
         self.name, self.original = name, original
 
     def __getitem__(self, key):
-        for item in _index_items(key):
-            if is_traced(item):
-                return type(item)._ad_apply(self.original, (key,), {})
+        leaf = _first_traced(key)  # in an item, or in a list item (np.r_[1.0, [s, 2.0]])
+        if leaf is not None:
+            return type(leaf)._ad_apply(self.original, (key,), {})
         return self.original[key]
 
     def __getattr__(self, name):
@@ -406,16 +442,54 @@ _WRAPPERS = {"array": _wrap_constructor(_ORIGINALS["array"]),
              "asarray": _wrap_constructor(_ORIGINALS["asarray"]),
              "r_": _Concatenator("r_", _ORIGINALS["r_"]),
              "c_": _Concatenator("c_", _ORIGINALS["c_"])}
+PIECEWISE.update((_ORIGINALS["r_"], _ORIGINALS["c_"]))
 _NUMPY_NAMES = vars(np)
 _ORIGINAL_OF = {id(_WRAPPERS[name]): _ORIGINALS[name] for name in _FOUR}
 
 
-def original(obj):
-    """numpy's own object for one of the wrappers above (the source engine, reading
-    ``np.r_`` or calling ``np.array`` while forward mode traces, must see numpy's)."""
-    return _ORIGINAL_OF.get(id(obj), obj)
 _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
+
+
+#: Python functions of other packages with rules (kernels/ad/_rules_scipy.py) that do not
+#: dispatch to traced values: while an engine traces, their names in the package are
+#: wrappers too, once the package has been imported. (A name imported from the package
+#: before, ``from scipy.special import logsumexp``, still reaches the package's own code,
+#: which refuses a traced value with EscapeError; the source engine binds either.)
+FOREIGN = {"scipy.special": ("logsumexp", "softmax", "log_softmax")}
+#: (namespace, name, original, wrapper) of the FOREIGN functions found so far
+_foreign = []
+_foreign_pending = dict(FOREIGN)
+
+
+def _wrap_function(original):
+    def wrapper(*args, **kwargs):
+        for a in (*args, *kwargs.values()):
+            if is_traced(a):
+                return type(a)._ad_apply(original, args, kwargs)
+        return original(*args, **kwargs)
+    wrapper.__wrapped__ = wrapper.__ad_original__ = original
+    wrapper.__name__ = original.__name__
+    return wrapper
+
+
+def original(fn):
+    """``fn`` itself, or what a wrapper stands in for: numpy's own constructor for one of
+    the four above (the source engine, reading ``np.r_`` or calling ``np.array`` while
+    forward mode traces, must see numpy's), the package's own function for a FOREIGN one
+    (rules are registered on it, also when that happens while an engine traces)."""
+    found = _ORIGINAL_OF.get(id(fn))
+    return found if found is not None else getattr(fn, "__ad_original__", fn)
+
+
+def _find_foreign():
+    for package, names in list(_foreign_pending.items()):
+        module = sys.modules.get(package)
+        if module is not None:
+            del _foreign_pending[package]
+            space = vars(module)
+            _foreign.extend((space, n, space[n], _wrap_function(space[n])) for n in names
+                            if n in space)
 
 
 def enter():
@@ -430,6 +504,10 @@ def enter():
         # four item stores: cheaper than dict.update, which walks its argument
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _WRAPPED_FOUR
+        if _foreign_pending:
+            _find_foreign()
+        for space, name, _, wrapper in _foreign:
+            space[name] = wrapper
     _depth += 1
 
 
@@ -439,3 +517,5 @@ def leave():
     if _depth == 0:
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _ORIGINAL_FOUR
+        for space, name, original, _ in _foreign:
+            space[name] = original

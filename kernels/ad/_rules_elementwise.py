@@ -180,8 +180,29 @@ def _inside(x, args, kwargs):
     return inside
 
 
-defrule(np.clip, [lambda g, ans, x, *bounds, **kw: g * _inside(x, bounds, kw), None, None],
-        lambda ts, ans, x, *bounds, **kw: ts[0] * _inside(x, bounds, kw))
+def _clipped(which, x, bounds, kwargs):
+    """Where ``clip`` returns its lower (0) or upper (1) bound: that bound's derivative."""
+    bound = _clip_bounds(bounds, kwargs)[which]
+    if bound is None:
+        return np.zeros(np.shape(x), dtype=bool)
+    return x < bound if which == 0 else x > bound
+
+
+def _clip_jvp(ts, ans, x, *bounds, **kw):
+    out = 0.0
+    if ts[0] is not None:
+        out = out + ts[0] * _inside(x, bounds, kw)
+    for which, t in enumerate(ts[1:3]):
+        if t is not None:  # a traced bound, passed positionally
+            out = out + _lift(t, _ndim(ans)) * _clipped(which, x, bounds, kw)
+    return out
+
+
+# a bound is differentiated too: it is the result where x is beyond it
+defrule(np.clip, [lambda g, ans, x, *bounds, **kw: g * _inside(x, bounds, kw),
+                  lambda g, ans, x, *bounds, **kw: g * _clipped(0, x, bounds, kw),
+                  lambda g, ans, x, *bounds, **kw: g * _clipped(1, x, bounds, kw)],
+        _clip_jvp)
 
 # Python's operators compute the same functions (the source engine calls them directly,
 # keeping Python floats Python floats).
@@ -198,7 +219,7 @@ for _op, _ufunc in [(operator.add, np.add), (operator.sub, np.subtract),
 # Locally constant functions (derivative 0 wherever it exists) and queries: engines call
 # them on values and return plain results.
 defnondiff(np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
-           np.full_like, np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
+           np.sign, np.floor, np.ceil, np.round, np.around, np.rint, np.trunc,
            np.fix, np.floor_divide, operator.floordiv, np.isfinite, np.isinf, np.isnan,
            np.signbit, np.heaviside, np.argmax, np.argmin, np.argsort, np.argwhere,
            np.nonzero, np.flatnonzero, np.searchsorted, np.equal, np.not_equal, np.less,

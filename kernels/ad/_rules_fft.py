@@ -67,3 +67,22 @@ def _rfft_jvp(ts, ans, x, n=None, axis=-1, norm=None):
 
 
 defrule(np.fft.rfft, [_rfft_vjp, None, None, None], _rfft_jvp)
+
+
+# -- fftshift / ifftshift: rolls by half of each axis, each the other's transpose -------------
+
+def _shifted_axes(x, axes):
+    """``axes`` (None: all) of the batched tangent of ``x``."""
+    ndim = _ndim(x)
+    if axes is None:
+        return tuple(range(1, ndim + 1))
+    return tuple(a % ndim + 1 for a in np.atleast_1d(axes))
+
+
+def _shift_rule(fn, inverse):
+    defrule(fn, [lambda g, ans, x, axes=None: inverse(g, axes)],
+            lambda ts, ans, x, axes=None: fn(ts[0], _shifted_axes(x, axes)))
+
+
+_shift_rule(np.fft.fftshift, np.fft.ifftshift)
+_shift_rule(np.fft.ifftshift, np.fft.fftshift)

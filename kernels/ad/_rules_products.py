@@ -1,5 +1,5 @@
 """Rules of products: ``matmul`` and ``dot`` in any dimension, ``tensordot``, ``einsum``,
-``outer``, ``inner``, ``kron``, ``cross``.
+``outer``, ``inner``, ``kron``, ``cross``, ``vdot``.
 
 Every product is bilinear: the jvp is the sum of the product with one factor replaced by its
 batched tangent, the vjp of a factor contracts the output's cotangent with the other one.
@@ -372,3 +372,20 @@ def _einsum_jvp(ts, ans, subscripts, *operands, **kwargs):
 
 defrule(np.einsum, EveryArgument(_einsum_vjp, first=1), _einsum_jvp)
 defcanonical(np.einsum, _einsum_canonical)
+
+
+# -- vdot: both operands flattened, the first conjugated ---------------------------------------
+
+def _flat(t):
+    """A batched tangent with its element axes flattened: (chunk, size)."""
+    return np.reshape(t, (len(t), -1))
+
+
+defrule(np.vdot, [
+    # sum(conj(a) b): the conjugation's cotangent is conj (np.conjugate's rule)
+    lambda g, ans, a, b: np.reshape(np.conj(g * np.ravel(b)), np.shape(a)),
+    lambda g, ans, a, b: np.reshape(g * np.conj(np.ravel(a)), np.shape(b))],
+    lambda ts, ans, a, b: sum(term for term in (
+        None if ts[0] is None else np.sum(np.conj(_flat(ts[0])) * np.ravel(b), axis=1),
+        None if ts[1] is None else np.sum(np.conj(np.ravel(a)) * _flat(ts[1]), axis=1))
+        if term is not None))

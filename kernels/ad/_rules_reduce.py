@@ -41,10 +41,11 @@ def _count(shape, axis):
     return int(np.prod([shape[a] for a in _axes(axis, len(shape))]))
 
 
-def _reduction(fn, vjp, jvp):
+def _reduction(fn, vjp, jvp, keywords=()):
     """Register a reduction from ``vjp(g, ans, x, axis, keepdims, **kw)`` with ``g``
     already broadcast to ``x``'s shape (and ``ans`` with it, as ``ans_b``), and
-    ``jvp(t, ans, x, axis_b, keepdims, **kw)`` with the batched axis."""
+    ``jvp(t, ans, x, axis_b, keepdims, **kw)`` with the batched axis; ``keywords``: the
+    array keywords it differentiates (``where``, ``initial``; kernels/ad/_keywords.py)."""
 
     def vjp_(g, ans, x, axis=None, *, keepdims=False, **kw):
         shape = np.shape(x)
@@ -54,17 +55,33 @@ def _reduction(fn, vjp, jvp):
     def jvp_(ts, ans, x, axis=None, *, keepdims=False, **kw):
         return jvp(ts[0], ans, x, batched_axis(axis, _ndim(x)), keepdims, **kw)
 
-    defrule(fn, [vjp_, None], jvp_)
+    defrule(fn, [vjp_, None], jvp_, keywords=keywords)
 
 
-def _sum_jvp(t, ans, x, axis, keepdims, dtype=None):
-    return np.sum(t, axis=axis, keepdims=keepdims)
+def _masked(g, where):
+    """``g`` where the reduction reads (``where=``), 0 elsewhere."""
+    return g if where is True else g * where
 
 
-_reduction(np.sum, lambda g, ans, x, axis, dtype=None: g, _sum_jvp)
-_reduction(np.mean, lambda g, ans, x, axis, dtype=None: g / _count(np.shape(x), axis),
-           lambda t, ans, x, axis, keepdims, dtype=None: np.mean(t, axis=axis,
-                                                                 keepdims=keepdims))
+def _sum_jvp(t, ans, x, axis, keepdims, where=True, initial=None):
+    # initial= adds a constant: no tangent
+    return np.sum(t, axis=axis, keepdims=keepdims, where=where)
+
+
+def _mean_vjp(g, ans, x, axis, where=True):
+    if where is True:
+        return g / _count(np.shape(x), axis)
+    read = np.broadcast_to(where, np.shape(x))
+    return g * read / np.sum(read, axis=axis, keepdims=True)
+
+
+_reduction(np.sum, lambda g, ans, x, axis, where=True, initial=None: _masked(g, where),
+           _sum_jvp, keywords=("where", "initial"))
+_reduction(np.mean, _mean_vjp,
+           lambda t, ans, x, axis, keepdims, where=True: np.mean(t, axis=axis,
+                                                                 keepdims=keepdims,
+                                                                 where=where),
+           keywords=("where",))
 
 
 def _others(x, axis):
@@ -89,30 +106,42 @@ def _others(x, axis):
     return np.moveaxis(left * right, -1, axes[0])
 
 
-def _prod_jvp(t, ans, x, axis, keepdims, dtype=None):
+def _prod_weights(x, axis, where, initial):
+    """d prod / dx: the product of the other elements read (``where=``), times
+    ``initial``."""
+    read = x if where is True else np.where(where, x, 1.0)
+    w = _masked(_others(read, axis), where)
+    return w if initial is None else w * initial
+
+
+def _prod_jvp(t, ans, x, axis, keepdims, where=True, initial=None):
     unbatched = tuple(a - 1 for a in np.atleast_1d(axis)) if np.size(axis) else None
-    others = _others(x, unbatched if unbatched is None or len(unbatched) > 1 else unbatched[0])
-    return np.sum(t * others, axis=axis, keepdims=keepdims)
+    w = _prod_weights(x, unbatched if unbatched is None or len(unbatched) > 1
+                      else unbatched[0], where, initial)
+    return np.sum(t * w, axis=axis, keepdims=keepdims)
 
 
-_reduction(np.prod, lambda g, ans, x, axis, dtype=None: g * _others(x, axis), _prod_jvp)
+_reduction(np.prod, lambda g, ans, x, axis, where=True, initial=None:
+           g * _prod_weights(x, axis, where, initial), _prod_jvp,
+           keywords=("where", "initial"))
 
 
 def _extremum(fn):
-    """max or min: the cotangent goes to the elements equal to the result, shared equally
-    among ties (autograd's choice)."""
+    """max or min: the cotangent goes to the elements read (``where=``) equal to the
+    result, shared equally among ties (autograd's choice); none when ``initial=`` is the
+    result."""
 
-    def vjp(g, ans, x, axis):
-        hit = x == ans
-        return g * hit / np.sum(hit, axis=axis, keepdims=True)
+    def vjp(g, ans, x, axis, where=True, initial=None):
+        hit = _masked(x == ans, where)
+        return g * hit / np.maximum(np.sum(hit, axis=axis, keepdims=True), 1)
 
-    def jvp(t, ans, x, axis, keepdims):
+    def jvp(t, ans, x, axis, keepdims, where=True, initial=None):
         unbatched = tuple(a - 1 for a in np.atleast_1d(axis))
         full = expand(ans, np.shape(x), unbatched, keepdims)
-        hit = x == full
-        return np.sum(t * hit, axis=axis, keepdims=keepdims) / np.sum(
-            hit, axis=unbatched, keepdims=keepdims)
-    _reduction(fn, vjp, jvp)
+        hit = _masked(x == full, where)
+        return np.sum(t * hit, axis=axis, keepdims=keepdims) / np.maximum(np.sum(
+            hit, axis=unbatched, keepdims=keepdims), 1)
+    _reduction(fn, vjp, jvp, keywords=("where", "initial"))
 
 
 for _fn in (np.max, np.min, np.amax, np.amin):
@@ -120,38 +149,43 @@ for _fn in (np.max, np.min, np.amax, np.amin):
 
 
 def _moments(fn):
-    """var and std (``ddof`` too): d var = 2 (x - mean) dx / (N - ddof)."""
+    """var and std (``ddof``, ``where=`` too): d var = 2 (x - mean) dx / (N - ddof), over
+    the elements read."""
     std = fn is np.std
 
-    def factor(ans, x, axis, ddof):
-        centred = x - np.mean(x, axis=axis, keepdims=True)
-        scale = 2.0 / (_count(np.shape(x), axis) - ddof)
+    def factor(ans, x, axis, ddof, where):
+        centred = x - np.mean(x, axis=axis, keepdims=True, where=where)
+        if where is True:
+            count = _count(np.shape(x), axis)
+        else:
+            count = np.sum(np.broadcast_to(where, np.shape(x)), axis=axis, keepdims=True)
+        scale = 2.0 / (count - ddof)
         if std:
             scale = scale / (2.0 * ans)
-        return np.conj(centred) * scale if is_complex(x) else centred * scale
+        return _masked(np.conj(centred) * scale if is_complex(x) else centred * scale, where)
 
-    def vjp(g, ans, x, axis, ddof=0):
-        return real_cotangent(g) * factor(ans, x, axis, ddof)
+    def vjp(g, ans, x, axis, ddof=0, where=True):
+        return real_cotangent(g) * factor(ans, x, axis, ddof, where)
 
-    def jvp(t, ans, x, axis, keepdims, ddof=0):
+    def jvp(t, ans, x, axis, keepdims, ddof=0, where=True):
         unbatched = None if axis is None else tuple(a - 1 for a in np.atleast_1d(axis))
         ans_b = expand(ans, np.shape(x), unbatched, keepdims)
-        return np.real(np.sum(t * factor(ans_b, x, unbatched, ddof), axis=axis,
+        return np.real(np.sum(t * factor(ans_b, x, unbatched, ddof, where), axis=axis,
                               keepdims=keepdims))
-    _reduction(fn, vjp, jvp)
+    _reduction(fn, vjp, jvp, keywords=("where",))
 
 
 _moments(np.var)
 _moments(np.std)
 
 
-def _cumsum_vjp(g, ans, x, axis=None, dtype=None):
+def _cumsum_vjp(g, ans, x, axis=None):
     if axis is None:
         return np.cumsum(g[::-1])[::-1].reshape(np.shape(x))
     return np.flip(np.cumsum(np.flip(g, axis), axis=axis), axis)
 
 
-def _cumsum_jvp(ts, ans, x, axis=None, dtype=None):
+def _cumsum_jvp(ts, ans, x, axis=None):
     t = ts[0]
     if axis is None:
         return np.cumsum(t.reshape(len(t), -1), axis=1)
@@ -233,13 +267,13 @@ def _along_last(x, axis):
     return np.moveaxis(np.ravel(x) if axis is None else x, -1 if axis is None else axis, -1)
 
 
-def _cumprod_vjp(g, ans, x, axis=None, dtype=None):
+def _cumprod_vjp(g, ans, x, axis=None):
     xm, gm = _along_last(x, axis), _along_last(g, axis)
     ct = np.einsum("...ij,...j->...i", _cumprod_weights(xm), gm)
     return np.reshape(ct, np.shape(x)) if axis is None else np.moveaxis(ct, -1, axis)
 
 
-def _cumprod_jvp(ts, ans, x, axis=None, dtype=None):
+def _cumprod_jvp(ts, ans, x, axis=None):
     t = ts[0]
     xm = _along_last(x, axis)
     tm = t.reshape(len(t), -1) if axis is None else np.moveaxis(t, batched_axis(axis, _ndim(x)), -1)
@@ -330,4 +364,18 @@ def _gradient_jvp(ts, ans, x, *varargs, **kw):
     return np.gradient(ts[0], h, axis=axis + 1)
 
 
-defrule(np.gradient, [_gradient_vjp], _gradient_jvp)
+def _gradient_vjp_h(g, ans, x, *varargs, **kw):
+    # differences over h: d / dh = -ans / h
+    _, h = _gradient_check(x, varargs, kw)
+    return -np.sum(g * ans) / h
+
+
+def _gradient_jvp_all(ts, ans, x, *varargs, **kw):
+    out = 0.0 if ts[0] is None else _gradient_jvp(ts, ans, x, *varargs, **kw)
+    if len(ts) > 1 and ts[1] is not None:
+        _, h = _gradient_check(x, varargs, kw)
+        out = out - ts[1].reshape((len(ts[1]),) + (1,) * np.ndim(ans)) * ans / h
+    return out
+
+
+defrule(np.gradient, [_gradient_vjp, _gradient_vjp_h], _gradient_jvp_all)

@@ -17,6 +17,7 @@ from .rules import (
     Scatter,
     _lift,
     _ndim,
+    alias,
     defrule,
     is_complex,
 )
@@ -117,8 +118,11 @@ def _cast_jvp(ts, ans, x, dtype=None, **kw):
     return t if is_complex(ans) or not is_complex(t) else np.real(t)
 
 
-defrule(_arrays.asarray, [_cast_vjp, None], _cast_jvp)
-defrule(_arrays.astype, [_cast_vjp, None], _cast_jvp)
+# dtype= is the cast these rules differentiate (float <-> complex; others are constant)
+defrule(_arrays.asarray, [_cast_vjp, None], _cast_jvp, keywords=("dtype",))
+defrule(_arrays.astype, [_cast_vjp, None], _cast_jvp, keywords=("dtype",))
+if hasattr(np, "astype"):  # numpy 2's function form of x.astype(dtype)
+    alias(np.astype, _arrays.astype)
 
 
 def _permutation(fn, x, args, kwargs):

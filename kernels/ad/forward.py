@@ -23,7 +23,7 @@ import operator
 
 import numpy as np
 
-from . import _arrays, rules
+from . import _arrays, _keywords, rules
 from ._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
@@ -89,10 +89,10 @@ class Dual(_arrays.Traced):
 
     # numpy protocols: every operation goes through _apply and the rule table.
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method != "__call__" or "out" in kwargs:
+        if method != "__call__":
             raise rules.MissingRuleError(
                 f"forward mode differentiates numpy.{ufunc.__name__}(...) calls only, "
-                f"not numpy.{ufunc.__name__}.{method} or out=")
+                f"not numpy.{ufunc.__name__}.{method}")
         if ufunc in rules.NONDIFFERENTIABLE:
             return ufunc(*map(_value, inputs), **kwargs)
         return _apply(ufunc, inputs, kwargs)
@@ -268,6 +268,8 @@ def _apply_nested(fn, args, kwargs):
 
 def _finish(fn, values, tangents, kwargs, tag):
     rule = rules.RULES.get(fn) or rules.lookup(fn)
+    if kwargs:  # out=, where=, dtype=, ...: dropped where a no-op, else refused by name
+        kwargs = _keywords.checked(rule, fn, values, kwargs)
     ans = _evaluate(fn, values, kwargs)
     partials = rule.jvp(tangents, ans, *values, **kwargs)
     if type(ans) is np.ndarray:  # (a 0-d array too: numpy answers its len() and indexing)

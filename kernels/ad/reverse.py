@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from . import _arrays, _reverse_alias, rules
+from . import _arrays, _keywords, _reverse_alias, rules
 from ._backward import backpropagate as _backpropagate
 from .rules import RULES, MissingRuleError, lookup
 
@@ -134,8 +134,16 @@ class Variable(_arrays.Traced):
             raise ValueError(
                 f"{name}(..., out=...) cannot store a Variable into a plain array (as an "
                 f"in-place `a += v` on an ndarray a does); write `a = a + v`")
-        raise ValueError(f"{name} on Variables takes no keyword arguments, got "
-                         f"{', '.join(sorted(kwargs))}")
+        checked = []
+        for a in inputs:
+            if not isinstance(a, Variable):
+                a = _constant(a, name)
+                if a is NotImplemented:
+                    return a
+            checked.append(a)
+        if ufunc in rules.NONDIFFERENTIABLE:
+            return ufunc(*[_plain(a) for a in checked], **kwargs)
+        return _apply(ufunc, checked, kwargs)  # where=, dtype=, ...: _keywords decides
 
     def __array_function__(self, func, types, args, kwargs):
         if not kwargs and len(args) == 1:  # np.trace(v), np.sum(v): the common call
@@ -286,14 +294,8 @@ def _apply(fn, args, kwargs):
             if i < len(vjps) and vjps[i] is not None:
                 parents.append((i, a))
     values, parents = tuple(values), tuple(parents)
-    if kwargs:
-        for key, a in kwargs.items():
-            if isinstance(a, Variable):
-                raise TypeError(f"{rule.name}: pass the Variable {key}= positionally; only "
-                                f"positional arguments are differentiated")
-        if "out" in kwargs:
-            raise ValueError(f"{rule.name}(..., out=...) cannot store a Variable into an "
-                             f"array; use the returned value")
+    if kwargs:  # out=, where=, dtype=, ...: dropped where a no-op, else refused by name
+        kwargs = _keywords.checked(rule, fn, values, kwargs) or None
     else:
         kwargs = None
     try:

@@ -25,16 +25,27 @@ makes a user's own Python function a primitive with its own rule.
 """
 
 import functools
+import importlib
+import inspect
 import operator
 import sys
+from collections.abc import Hashable
 
 import numpy as np
 
 from . import _arrays
-
-
-class MissingRuleError(NotImplementedError):
-    """An operation reached an engine without a derivative rule."""
+from ._cotangents import (  # noqa: F401 - the rules' helpers, found here as before
+    Scatter,
+    ScatterSum,
+    _ndim,
+    accumulate,
+    as_output,
+    densify,
+    is_complex,
+    real_cotangent,
+    unbroadcast,
+)
+from .errors import MissingRuleError  # noqa: F401 - rules.MissingRuleError, as before
 
 
 class Rule:
@@ -42,12 +53,16 @@ class Rule:
     ``composite``: for a function of several outputs (``np.split``, ``slogdet``), the same
     function written with single-output operations, which the operator-overloading engines
     run on their traced values instead of the jvp (the source engine uses the vjps, which
-    then receive a list of the outputs' cotangents, None where nothing flowed)."""
+    then receive a list of the outputs' cotangents, None where nothing flowed).
+    ``keywords``: the array keywords (``where``, ``initial``; kernels/ad/_keywords.py) its
+    vjps and jvp differentiate; engines drop or refuse the others before calling it."""
 
-    __slots__ = ("name", "vjps", "jvp", "composite")
+    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family")
 
-    def __init__(self, name, vjps, jvp, composite=None):
+    def __init__(self, name, vjps, jvp, composite=None, keywords=()):
         self.name, self.jvp, self.composite = name, jvp, composite
+        self.keywords = frozenset(keywords)
+        self.family = _family()
         self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
 
     def __repr__(self):
@@ -76,175 +91,93 @@ class EveryArgument:
         return made
 
 
-_F64 = np.dtype(np.float64)
+def _family():
+    """The module registering a rule (``kernels.ad._rules_reduce``, a user's module), for
+    the generated coverage table (kernels/ad/coverage.py)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__") == __name__:
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
 
 #: function object -> Rule. A plain dict, so engines look rules up with one hash.
 RULES = {}
 
 
+def _public_module(fn, name):
+    """The public namespace holding ``fn`` as ``name``: numpy's for a numpy ufunc,
+    ``scipy.special`` for scipy's (ufuncs have no ``__module__``) and for a function defined
+    in a private submodule (``scipy.special._logsumexp``)."""
+    module = getattr(fn, "__module__", None)
+    if module is None:
+        if not isinstance(fn, np.ufunc) or getattr(np, name, None) is fn:
+            return "numpy" if isinstance(fn, np.ufunc) else ""
+        candidates = [m for m in sys.modules if m.startswith("scipy.special")]
+    else:
+        parts = module.split(".")
+        candidates = [".".join(parts[:k]) for k in range(len(parts), 0, -1)
+                      if not parts[k - 1].startswith("_")]
+    for candidate in ["scipy.special", *candidates] if module is None else candidates:
+        if _arrays.original(getattr(sys.modules.get(candidate), name, None)) is fn:
+            return candidate
+    return module or ""
+
+
 def _name(fn):
-    module = getattr(fn, "__module__", None) or ("numpy" if isinstance(fn, np.ufunc) else "")
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    module = _public_module(fn, qual)
     return f"{module}.{qual}" if module else qual
 
 
-def lookup(fn):
-    """The rule of ``fn``; MissingRuleError naming it and saying how to add one."""
+#: rule families for other packages' functions: package -> family module. A family is
+#: registered the first time a function misses the table while its package is imported
+#: (kernels.ad never imports scipy itself).
+_LATE = {"scipy.special": "._rules_scipy"}
+
+
+def register_late():
+    """Register the families of :data:`_LATE` whose package has been imported."""
+    for package, family in list(_LATE.items()):
+        if sys.modules.get(package) is not None:  # (None: an import that was blocked)
+            del _LATE[package]
+            importlib.import_module(family, __package__)
+
+
+def find(fn):
+    """The rule of ``fn``, or None (registering the families of imported packages first)."""
     rule = RULES.get(fn)
+    if rule is None and _LATE:
+        register_late()
+        rule = RULES.get(fn)
+    return rule
+
+
+#: function -> why it has no rule (kernels/ad/_namespace.py: "in-place", "several outputs",
+#: "no rule yet: ..."); lookup names the reason.
+REFUSED = {}
+
+
+def defrefused(reason, *fns):
+    """Record why ``fns`` have no derivative rule (None entries, absent in this numpy, are
+    skipped)."""
+    for fn in fns:
+        if fn is not None:
+            REFUSED[fn] = reason
+
+
+def lookup(fn):
+    """The rule of ``fn``; MissingRuleError naming it (and why it has none, if known) and
+    saying how to add one."""
+    rule = find(fn)
     if rule is None:
         name = _name(fn)
+        why = REFUSED.get(fn) if isinstance(fn, Hashable) else None
         raise MissingRuleError(
-            f"no derivative rule for {name}; register one with "
+            f"no derivative rule for {name}{f' ({why})' if why else ''}; register one with "
             f"kernels.ad.rules.defpartials({name}, lambda ans, x: <d ans/d x>) for an "
             f"elementwise function, or kernels.ad.rules.defrule({name}, vjps=..., jvp=...) "
             f"(README: 'Adding a rule')")
     return rule
-
-
-# -- broadcasting and cotangent accumulation ---------------------------------------------
-
-def _ndim(x):
-    # np.ndim dispatches through __array_function__ (~0.5 us); the rules ask it on every
-    # call, and an element loop's scalars are floats and numpy float64s.
-    kind = type(x)
-    if kind is np.ndarray or kind is np.float64:
-        return x.ndim
-    if kind is float or kind is int:
-        return 0
-    return np.ndim(x)
-
-
-def unbroadcast(ct, shape):
-    """Sum ``ct`` down to ``shape``, undoing numpy broadcasting; a float for ``shape == ()``."""
-    # np.shape of a Python float detours through a new array (~0.7 us, most of the cost of
-    # an element loop's scalar cotangents); floats and numpy values answer directly.
-    ct_shape = () if type(ct) is float else getattr(ct, "shape", None)
-    if ct_shape is None:
-        ct_shape = np.shape(ct)
-    if ct_shape != shape:
-        extra = len(ct_shape) - len(shape)
-        axes = tuple(range(extra)) + tuple(
-            extra + i for i, n in enumerate(shape) if n == 1 and ct_shape[extra + i] != 1)
-        ct = np.sum(ct, axis=axes)
-        if np.shape(ct) != shape:
-            ct = np.reshape(ct, shape)
-    return ct
-
-
-class Scatter:
-    """The cotangent of ``x[index]``: zeros of ``shape`` with ``values`` added at ``index``.
-
-    Kept sparse so that an element loop (``for xi in x``) costs O(1) per element instead of
-    a dense array per element; :func:`densify` materialises it once, when needed.
-    """
-
-    __slots__ = ("shape", "index", "values")
-
-    def __init__(self, shape, index, values):
-        self.shape, self.index, self.values = shape, index, values
-
-
-class ScatterSum:
-    """Several :class:`Scatter` into the same array, summed lazily (owned by one
-    accumulator, so appending to it is safe)."""
-
-    __slots__ = ("shape", "parts")
-
-    def __init__(self, shape, parts):
-        self.shape, self.parts = shape, parts
-
-
-def densify(ct):
-    """A dense array (or float) for a cotangent that may be sparse."""
-    if isinstance(ct, Scatter):
-        ct = ScatterSum(ct.shape, [ct])
-    if not isinstance(ct, ScatterSum):
-        return ct
-    # (loops, not comprehensions: in Python 3.11 a comprehension reading a local of this
-    # function would make that local a cell on every call)
-    ints, rest = [], []
-    for p in ct.parts:
-        (ints if type(p.index) is int else rest).append(p)
-    if len(ints) > 1:  # the element loop's case: one vectorised scatter
-        index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
-        if isinstance(values, _arrays.Traced):  # forward Duals (nested): no np.add.at
-            return _nested.densify(ct)
-    else:
-        rest, ints = ct.parts, []
-    for p in rest:
-        if isinstance(p.values, _arrays.Traced):
-            return _nested.densify(ct)
-    # complex only if some part is (a state vector's amplitudes): checked per part by type,
-    # not by np.result_type over every part
-    complex_ = bool(ints) and values.dtype.kind == "c"
-    for p in rest:
-        if is_complex(p.values):
-            complex_ = True
-            break
-    out = np.zeros(ct.shape, dtype=complex if complex_ else float)
-    if ints:
-        np.add.at(out, index, values)
-    for p in rest:
-        np.add.at(out, p.index, p.values)
-    return out
-
-
-def accumulate(acc, ct, shape):
-    """``acc + ct`` for cotangents of an argument of ``shape`` (``acc`` None at first).
-
-    ``ct`` is reduced to ``shape`` first. Never writes into ``acc`` or ``ct`` unless it
-    created them itself, so rules may return views and shared arrays.
-    """
-    if isinstance(ct, (Scatter, ScatterSum)):
-        if acc is None:
-            return ct if isinstance(ct, Scatter) else ScatterSum(ct.shape, list(ct.parts))
-        new = [ct] if isinstance(ct, Scatter) else ct.parts
-        if isinstance(acc, ScatterSum):
-            acc.parts.extend(new)
-            return acc
-        if isinstance(acc, Scatter):
-            return ScatterSum(shape, [acc, *new])
-        return acc + densify(ct)
-    ct = unbroadcast(ct, shape)
-    if acc is None:
-        return ct
-    if isinstance(acc, (Scatter, ScatterSum)):
-        return densify(acc) + ct
-    return acc + ct
-
-
-def as_output(ct, like):
-    """A finished gradient in the contract's form: a float for a scalar argument, else an
-    array of ``like``'s shape (zeros where nothing flowed back)."""
-    t = type(ct)
-    if type(like) is np.ndarray:
-        # the usual case, checked first: a float64 array of like's shape that owns its data
-        if (t is np.ndarray and ct.dtype is _F64 and ct.shape == like.shape
-                and ct.base is None and ct is not like and ct.flags.writeable):
-            return ct
-    elif t is float or t is np.float64:  # a scalar argument's real cotangent
-        return float(ct)
-    if ct is None:
-        ct = np.zeros(np.shape(like))
-    if isinstance(ct, _arrays.Traced) or _nested.traced_parts(ct):
-        # f closed over a traced value of an enclosing level (a forward Dual): the
-        # cotangent carries its derivative
-        return _nested.as_output(ct, like)
-    ct = densify(ct)
-    if type(ct) is np.ndarray and ct.dtype.kind == "c" or isinstance(
-            ct, (complex, np.complexfloating)):
-        # A real argument's cotangent is the real part of what flowed back through complex
-        # intermediates (JAX's and autograd's convention: the imaginary part is the
-        # derivative along i*x, a direction a real argument cannot move in).
-        ct = np.real(ct)
-    if not isinstance(like, np.ndarray) or like.ndim == 0:
-        return float(ct)
-    out = np.asarray(ct, dtype=float).reshape(like.shape)
-    # A rule may hand back a view (a broadcast of the output's cotangent, a transpose) or
-    # even an array the caller owns: the user gets a writable array of their own.
-    if out.base is not None or not out.flags.writeable or out is like:
-        out = out.copy()
-    return out
 
 
 # -- registration ----------------------------------------------------------------------
@@ -296,10 +229,11 @@ def defpartials(fn, *partials, name=None):
     return fn
 
 
-def defrule(fn, vjps, jvp, name=None, composite=None):
+def defrule(fn, vjps, jvp, name=None, composite=None, keywords=()):
     """Register ``fn`` with one vjp per positional argument (None: not differentiable) and a
-    batched jvp (see the module docstring for both signatures); ``composite``: see Rule."""
-    RULES[fn] = Rule(name or _name(fn), vjps, jvp, composite)
+    batched jvp (see the module docstring for both signatures); ``composite`` and
+    ``keywords``: see Rule."""
+    RULES[fn] = Rule(name or _name(fn), vjps, jvp, composite, keywords)
     return fn
 
 
@@ -338,27 +272,6 @@ def primitive(fn):
     return wrapper
 
 
-
-
-def real_cotangent(g):
-    """The cotangent of a real value computed from complex ones (``abs``, ``real``): its
-    real part. Cotangents of real values may pick up imaginary parts on the way (``x * c``
-    with a complex ``c`` sends ``g * c`` back to ``x``); they would feed the imaginary
-    direction of a non-holomorphic rule, so such rules take the real part first."""
-    return np.real(g) if is_complex(g) else g
-
-
-def is_complex(x):
-    """np.iscomplexobj without its cost on the floats of an element loop (on a float it
-    raises and catches an AttributeError)."""
-    t = type(x)
-    if t is float or t is np.float64 or t is int:
-        return False
-    if t is np.ndarray:
-        return x.dtype.kind == "c"
-    return np.iscomplexobj(x)
-
-
 # -- canonical forms ----------------------------------------------------------------------
 
 #: function -> ``canonical(*args, **kwargs) -> (primitive, flat_args, kwargs, unflatten)``:
@@ -371,6 +284,30 @@ CANONICAL = {}
 
 def defcanonical(fn, canonical):
     CANONICAL[fn] = canonical
+    return fn
+
+
+def defpositional(fn, original=None, check=None):
+    """Make every argument of ``fn`` positional in its canonical form, so that its rule
+    differentiates one given by keyword too (``logsumexp(a, b=w)``, ``trapezoid(y,
+    x=t)``); the cotangents come back in the call's own order. ``original``: the function
+    whose signature binds the call (``fn`` itself unless that is a wrapper); ``check``:
+    called with the bound arguments (a dict) first, to refuse an option by name before
+    anything runs."""
+    signature = inspect.signature(original or fn)
+
+    def canonical_(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        if check is not None:
+            check(bound.arguments)
+        flat, n = bound.args, len(args)
+        # numpy's "no value" defaults (keepdims of np.average) stay unset, as numpy reads them
+        keywords = {k: v for k, v in bound.kwargs.items() if v is not np._NoValue}
+        names = list(signature.parameters)
+        return fn, flat, keywords, lambda cts: (
+            *cts[:n], *(cts[names.index(k)] for k in kwargs))
+    CANONICAL[fn] = canonical_
     return fn
 
 
@@ -443,6 +380,8 @@ def dispatcher(plain, apply):
                 return fn(*map(plain, args), **{k: plain(v) for k, v in kwargs.items()})
             return fn(*map(plain, args))
         if fn in CANONICAL:
+            if fn in _arrays.PIECEWISE:
+                args = _arrays.pieces_as_arrays(fn, args, dispatch)
             fn, args, kwargs, _ = canonical(fn, args, kwargs or {})
         else:
             for a in args:
@@ -468,14 +407,3 @@ def install_methods(cls, dispatch):
     for name, fn in ATTRIBUTES.items():
         setattr(cls, name, property(lambda self, fn=fn: dispatch(fn, (self,), {})))
 
-
-# The rule families register themselves into RULES when imported (after the machinery
-# above, which they use).
-from . import _nested  # noqa: E402, I001 - cotangents of nested differentiation
-from . import _rules_elementwise  # noqa: E402, F401 - imported to register
-from . import _rules_fft  # noqa: E402, F401
-from . import _rules_join  # noqa: E402, F401
-from . import _rules_linalg  # noqa: E402, F401
-from . import _rules_products  # noqa: E402, F401
-from . import _rules_reduce  # noqa: E402, F401
-from . import _rules_shape  # noqa: E402, F401

@@ -12,7 +12,13 @@ import operator
 
 import numpy as np
 
-from kernels.ad import _arrays, _rules_linalg
+from kernels.ad import _arrays, _rules_linalg, rules
+
+try:  # scipy.special's rules register once it is imported; without scipy, no such cases
+    import scipy.special as sp
+except ImportError:  # pragma: no cover - scipy is a test dependency here
+    sp = None
+rules.register_late()
 
 _W = np.random.default_rng(123).standard_normal(64)
 
@@ -59,6 +65,11 @@ CONSTRUCTS = [
      lambda rng: (np.array([0.6, 1.4, 0.8, 1.3]), _pos(rng, 4)), [np.where]),
     ("clip", lambda x: _weigh(np.clip(x, 0.7, 1.2) + x.clip(0.8, 1.3)),
      lambda rng: (np.array([0.5, 0.9, 1.1, 1.45]),), [np.clip]),
+    ("traced-bounds-and-spacings", lambda x, lo, hi, h: _weigh(np.clip(x, lo, hi))
+     + _weigh(np.clip(x, lo, None) ** 2) + _weigh(x.clip(0.7, hi)) + _weigh(np.gradient(x, h))
+     + np.trapezoid(x * x, dx=h) + np.trapezoid(x, None, h),
+     lambda rng: (np.array([0.5, 1.0, 1.5, 0.8, 0.3]), 0.75, 1.2, _pos(rng)),
+     [np.clip, np.gradient, np.trapezoid]),
     # complex intermediates with real arguments and a real result
     ("complex-abs", lambda x: np.sum(np.abs(x * (1 + 2j) - 0.5j) ** 3),
      lambda rng: (_pos(rng, 4),), [np.absolute]),
@@ -77,6 +88,15 @@ CONSTRUCTS = [
     ("max-min", lambda x: np.max(x) - np.min(x) + _weigh(np.max(x, axis=0))
      + _weigh(x.min(axis=1, keepdims=True)) + np.amax(x) * np.amin(x) + x.max(),
      lambda rng: (_pos(rng, 3, 4),), [np.max, np.min, np.amax, np.amin]),
+    ("reduce-keywords", lambda x: np.sum(x, where=x > 1.0) + _weigh(np.mean(x, 0, where=x > 0.85))
+     + _weigh(np.prod(x, axis=1, where=x < 1.25, initial=1.5)) + np.max(x, initial=1.2)
+     + _weigh(np.min(x, axis=1, where=x > 0.7, initial=1.4)) + x.sum(dtype=np.float64)
+     + _weigh(np.sin(x, dtype=float, order="K")) + np.sum(x, initial=2.0, dtype=float)
+     + _weigh(np.amax(x, 0, initial=0.9, where=x < 1.15))
+     + _weigh(np.var(x, axis=1, where=x > 0.7, ddof=1)) + np.std(x, where=x < 1.25),
+     lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.3, 0.8], [1.45, 0.55, 1.05,
+                                                                              0.65]]),),
+     [np.sum, np.mean, np.prod, np.max, np.min, np.amax, np.var, np.std]),
     ("var-std", lambda x: np.var(x) + _weigh(np.std(x, axis=0)) + x.var(ddof=1)
      + _weigh(x.std(axis=1, keepdims=True)),
      lambda rng: (_pos(rng, 3, 4),), [np.var, np.std]),
@@ -192,6 +212,19 @@ CONSTRUCTS = [
      + _weigh(np.concatenate([x, np.ones(2)], axis=None)),
      lambda rng: (_pos(rng, 3), _pos(rng, 3)),
      [np.concatenate, np.stack, np.vstack, np.hstack, np.dstack, np.column_stack, _arrays.join]),
+    # pieces that are plain lists and tuples of numbers (constants), or lists holding traced
+    # scalars among numbers
+    ("joins-with-constants", lambda x, s: _weigh(np.concatenate((x, [0.0])) ** 2)
+     + _weigh(np.concatenate([x, [s, 0.5]]) ** 3) + _weigh(np.append(x, [0.0, 2.0]) ** 2)
+     + _weigh(np.append(x, [s, 1.0]) ** 3) + _weigh(np.hstack([x, [1.0, 2.0]]) ** 2)
+     + _weigh(np.vstack([x, [1.0, 2.0, 3.0]]) ** 3) + _weigh(np.stack([x, (1.0, s, 2.0)], 1) ** 3)
+     + _weigh(np.column_stack([x, [[1.0], [2.0], [s]]]) ** 3)
+     + _weigh(np.vstack(([[s, 1.0, 2.0], [0.5, s, s]], x)) ** 3)
+     + _weigh(np.r_[x, [s, 1.0]] ** 2) + _weigh(np.c_[x, [s, s, 1.0]] ** 3)
+     + _weigh(np.r_[1.0, [s, 2.0]] ** 2),
+     lambda rng: (_pos(rng, 3), _pos(rng)),
+     [np.concatenate, np.append, np.hstack, np.vstack, np.stack, np.column_stack,
+      _arrays.join]),
     ("splits", lambda x: _weigh(np.split(x, 2)[1] * np.array_split(x, 3)[0][0])
      + _weigh(np.hsplit(x, [1])[1]) + _weigh(np.vsplit(x.reshape(2, 3), 2)[0])
      + _weigh(np.dsplit(x.reshape(1, 2, 3), [2])[0]),
@@ -210,6 +243,25 @@ CONSTRUCTS = [
      + _weigh(np.abs(np.fft.fftn(x.reshape(3, 2)) * np.fft.ifftn(x.reshape(3, 2)))),
      lambda rng: (_pos(rng, 6),),
      [np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn, np.fft.ifftn]),
+    ("series-vdot", lambda a, v, y, x: np.vdot(a[:3], v) + np.real(np.vdot(a[:3] * 1j, v + 2j))
+     + _weigh(np.polyval(v, a)) + _weigh(np.polyval([1.0, -2.0, 0.5], y))
+     + _weigh(np.convolve(a, v)) + _weigh(np.convolve(v, a, "same"))
+     + _weigh(np.convolve(a, v, "valid")) + _weigh(np.correlate(a, v, "full"))
+     + _weigh(np.correlate(a, v)) + _weigh(np.correlate(a, v, mode="same"))
+     + np.trapezoid(a) + np.trapezoid(a, dx=0.5) + _weigh(np.trapezoid(y, axis=0))
+     + np.trapezoid(a * a, x) + _weigh(np.trapezoid(y ** 2, x[:3], axis=0))
+     + _weigh(np.trapezoid(y, y * 2.0 + 3.0, axis=1))
+     + _weigh(np.interp(a * 2.0 - 0.6, [0.0, 0.4, 1.0, 1.7, 2.5], np.r_[v, v[:2] * 2.0]))
+     + np.interp(y[0, 0], [0.0, 1.0, 2.0], v, left=0.5) ** 2,
+     lambda rng: (_pos(rng, 5), _pos(rng, 3), _pos(rng, 3, 2), np.cumsum(_pos(rng, 5))),
+     [np.vdot, np.polyval, np.convolve, np.correlate, np.trapezoid, np.interp]),
+    ("nan-reductions", lambda x, s, w: nan_reductions(x, s, w),
+     lambda rng: (np.array([[0.6, 1.2, 0.9, 1.4], [1.1, 0.75, 1.35, 0.8],
+                            [1.45, 0.55, 1.05, 0.65]]), _pos(rng), _pos(rng, 3, 4)),
+     [np.nansum, np.nanmean, np.nanprod, np.nanmax, np.nanmin, np.nancumsum, np.nancumprod,
+      np.ptp, np.average, np.cumulative_sum, np.cumulative_prod, np.full_like,
+      np.linalg.matmul, np.linalg.outer, np.linalg.tensordot, np.linalg.matrix_transpose,
+      np.fft.fftshift, np.fft.ifftshift, np.astype, np.median]),
     ("matrix_power", lambda a: _weigh(np.linalg.matrix_power(a, 3)),
      lambda rng: (_pos(rng, 3, 3),), [np.linalg.matrix_power]),
     ("comprehensions", lambda x: comprehensions(x), lambda rng: (np.array([0.6, 0.9, 1.3]),),
@@ -249,3 +301,42 @@ def early_return(x):
     if y[1] < 0.0:
         return 0.0
     return np.sum(np.sin(y))
+
+
+def nan_reductions(x, s, w):
+    """The reductions that skip NaNs, ptp, average, numpy 2's cumulative_*, full_like's
+    fill value, numpy.linalg's array-API names, the fft shifts and np.astype."""
+    y = np.where(x > 1.3, np.nan, x)
+    return (np.nansum(y) + _weigh(np.nanmean(y, axis=0)) + _weigh(np.nanprod(y, axis=1))
+            + np.nanmax(y) + _weigh(np.nanmin(y, axis=1, keepdims=True))
+            + _weigh(np.nancumsum(y, axis=1)) + _weigh(np.nancumprod(y)) + np.ptp(x)
+            + _weigh(np.ptp(x, axis=0)) + np.average(x) + _weigh(np.average(x, 1, weights=w))
+            + np.average(x, None, w) + _weigh(np.cumulative_sum(x[0]))
+            + _weigh(np.cumulative_prod(x, axis=1)) + _weigh(np.full_like(x, s))
+            + _weigh(np.full_like(x, x[0])) + _weigh(np.linalg.matmul(x, x.T))
+            + _weigh(np.linalg.outer(x[0], x[1])) + _weigh(np.linalg.tensordot(x, w.T, axes=1))
+            + _weigh(np.linalg.matrix_transpose(x) ** 2) + _weigh(np.fft.fftshift(x) * x)
+            + _weigh(np.fft.ifftshift(x, axes=0) * x) + _weigh(np.astype(x, float) ** 2)
+            + np.median(x) + _weigh(np.median(x, axis=0)) + _weigh(np.median(x, 1, keepdims=True)))
+
+
+def scipy_special(x, y, m):
+    """scipy.special's ufuncs and its Python functions, as numpy code calls them."""
+    w = _W[:12].reshape(3, 4)
+    return (_weigh(sp.expit(x)) + _weigh(sp.logit(x / 2.0)) + _weigh(sp.erf(x) * sp.erfc(y))
+            + _weigh(sp.gammaln(x + 1.0) * sp.gamma(y) + sp.digamma(x + 2.0))
+            + _weigh(sp.xlogy(x, y) + sp.xlog1py(y, x)) + _weigh(sp.erfinv(x / 2.0))
+            + _weigh(sp.ndtr(x) + sp.log_ndtr(y) + sp.log_expit(x)) + sp.logsumexp(x)
+            + _weigh(sp.logsumexp(m, axis=0)) + _weigh(sp.logsumexp(m, 1, y[:, None], True))
+            + sp.logsumexp(m, b=m * 0.5 + 1.0) + np.sum(sp.softmax(m, axis=1) * w)
+            + _weigh(sp.softmax(x)) + np.sum(sp.log_softmax(m, axis=0) * w)
+            + np.sum(sp.log_softmax(m) * w) + np.trapezoid(y * y, x=x))
+
+
+if sp is not None:
+    CONSTRUCTS.append(
+        ("scipy-special", scipy_special,
+         lambda rng: (rng.uniform(0.2, 0.9, 3), _pos(rng, 3), _pos(rng, 3, 4)),
+         [sp.expit, sp.logit, sp.erf, sp.erfc, sp.gammaln, sp.gamma, sp.digamma, sp.xlogy,
+          sp.xlog1py, sp.erfinv, sp.ndtr, sp.log_ndtr, sp.log_expit, sp.logsumexp,
+          sp.softmax, sp.log_softmax]))

@@ -10,8 +10,8 @@ from kernels.ad import rules
 
 
 def test_lookup_names_the_missing_function_and_how_to_register():
-    with pytest.raises(rules.MissingRuleError,
-                       match=r"numpy\.spacing; register one with kernels\.ad\.rules\.defpartials"):
+    with pytest.raises(rules.MissingRuleError, match=r"numpy\.spacing \(no rule yet\); "
+                       r"register one with kernels\.ad\.rules\.defpartials"):
         rules.lookup(np.spacing)
 
 
@@ -62,13 +62,17 @@ def _vjp_jvp_pairs():
     m, v = rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, 4)
     t3, sq = rng.uniform(0.5, 1.5, (2, 3, 4)), rng.uniform(0.5, 1.5, (3, 3)) + 3 * np.eye(3)
     inside = {np.arcsin: 0.4, np.arccos: 0.4, np.arctanh: 0.4, np.arccosh: 2.0}
+    from .constructs import sp
+    if sp is not None:
+        inside.update({sp.logit: 0.4, sp.erfinv: 0.4})
     unary = [(r.name, fn, (m * inside.get(fn, 1.0) + (1.0 if fn is np.arccosh else 0.0),), {})
              for fn, r in rules.RULES.items() if isinstance(fn, np.ufunc) and fn.nin == 1]
     binary = [(r.name, fn, (m, v), {}) for fn, r in rules.RULES.items()
               if isinstance(fn, np.ufunc) and fn.nin == 2 and fn is not np.matmul]
     z = m * (1 + 2j)
+    nm = np.where(m > 1.3, np.nan, m)  # NaNs for the nan-reductions to skip
     lay = _arrays.layout("stack", [(3, 4), (3, 4)], 1)
-    return unary + binary + [
+    return unary + binary + _scipy_pairs(m, v) + [
         ("matmul", np.matmul, (m, v), {}), ("matmul-3d", np.matmul, (t3, m.T), {}),
         ("matmul-1d-3d", np.matmul, (v[:3], t3), {}), ("dot", np.dot, (v, m.T), {}),
         ("dot-3d", np.dot, (t3, v), {}), ("tensordot", np.tensordot, (t3, m, ([1, 2], [0, 1])), {}),
@@ -77,6 +81,12 @@ def _vjp_jvp_pairs():
         ("einsum", np.einsum, ("ij,kj->ik", m, m), {}),
         ("einsum-ellipsis", np.einsum, ("...j,jk", t3, m.T), {}),
         ("sum", np.sum, (m,), {"axis": 1, "keepdims": True}),
+        ("sum-where", np.sum, (m,), {"axis": 1, "where": m > 1.0, "initial": 0.5}),
+        ("mean-where", np.mean, (m,), {"axis": 0, "where": m != m[0, 0]}),
+        ("prod-where", np.prod, (m,), {"axis": 1, "where": m > 0.8, "initial": 1.5}),
+        ("max-where", np.max, (m,), {"axis": 0, "where": m > 1.0, "initial": 1.2}),
+        ("var-where", np.var, (m,), {"axis": 1, "where": m != m[0, 0], "ddof": 1}),
+        ("std-where", np.std, (m,), {"where": m != m[1, 1]}),
         ("mean", np.mean, (t3,), {"axis": (0, 2)}),
         ("prod", np.prod, (m,), {"axis": 0}), ("max", np.max, (m,), {"axis": 1}),
         ("min", np.min, (m,), {}), ("var", np.var, (m,), {"axis": 0, "ddof": 1}),
@@ -137,8 +147,48 @@ def _vjp_jvp_pairs():
         ("rfft", np.fft.rfft, (m,), {"axis": 0}),
         ("einsum-diagonal", np.einsum, ("ii,ij->j", sq, m[:, :3].T), {}),
         ("cross-axes", np.cross, (m[:, :3].T, sq), {"axisa": 0, "axisc": 0}),
+        ("nansum", np.nansum, (nm,), {"axis": 1}),
+        ("nanmean", np.nanmean, (nm,), {"axis": 0}),
+        ("nanprod", np.nanprod, (nm,), {}),
+        ("nanmax", np.nanmax, (nm,), {"axis": 1}),
+        ("nanmin", np.nanmin, (nm,), {"keepdims": True}),
+        ("nancumsum", np.nancumsum, (nm,), {"axis": 0}),
+        ("nancumprod", np.nancumprod, (nm,), {}),
+        ("median", np.median, (m,), {"axis": 1}), ("median-all", np.median, (t3,), {}),
+        ("median-keepdims", np.median, (m,), {"axis": 0, "keepdims": True}),
+        ("ptp", np.ptp, (m,), {"axis": 0}), ("average", np.average, (m, 1, m * 2.0), {}),
+        ("cumulative_sum", np.cumulative_sum, (m,), {"axis": 1}),
+        ("cumulative_prod", np.cumulative_prod, (v,), {}),
+        ("full_like", np.full_like, (m, v), {}), ("full_like-scalar", np.full_like, (m, 2.5), {}),
+        ("fftshift", np.fft.fftshift, (m,), {}), ("ifftshift", np.fft.ifftshift, (t3, (0, 2)), {}),
+        ("vdot", np.vdot, (m, t3[0]), {}), ("vdot-complex", np.vdot, (z, z * 1j + m), {}),
+        ("polyval", np.polyval, (v, m), {}),
+        ("convolve", np.convolve, (v, v[:3] * 2), {"mode": "same"}),
+        ("convolve-valid", np.convolve, (v[:2], v), {"mode": "valid"}),
+        ("correlate", np.correlate, (v + 1j * v[::-1], v[:3]), {"mode": "full"}),
+        ("correlate-valid", np.correlate, (v, v[:3] * 1j), {}),
+        ("interp", np.interp, (m * 2.0 - 0.5, [0.0, 0.4, 1.0, 1.7, 2.5], v[[0, 1, 2, 3, 0]] * 2),
+         {"right": 0.5}),
+        ("trapezoid", np.trapezoid, (m, v), {}),
+        ("trapezoid-axis", np.trapezoid, (t3, t3 * 2.0 + 1.0), {"axis": 1}),
+        ("trapezoid-dx", np.trapezoid, (m, None, 0.5, 0), {}),
         ("pinv", np.linalg.pinv, (m,), {}), ("norm-nuc", np.linalg.norm, (m, "nuc"), {}),
         ("norm-2", np.linalg.norm, (sq,), {"ord": 2}), ("norm--2", np.linalg.norm, (m, -2), {}),
+    ]
+
+
+def _scipy_pairs(m, v):
+    from .constructs import sp
+    if sp is None:
+        return []
+    ufuncs = [(fn.__name__, fn, (m * 0.5,), {}) for fn in (
+        sp.expit, sp.logit, sp.erf, sp.erfc, sp.gammaln, sp.gamma, sp.digamma, sp.erfinv,
+        sp.ndtr, sp.log_ndtr, sp.log_expit)]
+    return ufuncs + [
+        ("xlogy", sp.xlogy, (m, v), {}), ("xlog1py", sp.xlog1py, (m, v), {}),
+        ("logsumexp", sp.logsumexp, (m, 1, v), {"keepdims": True}),
+        ("logsumexp-all", sp.logsumexp, (m,), {}),
+        ("softmax", sp.softmax, (m,), {"axis": 0}), ("log_softmax", sp.log_softmax, (m,), {}),
     ]
 
 
@@ -181,3 +231,33 @@ def test_every_rule_has_an_adjoint_check_or_is_a_composite():
                if fn not in checked and r.composite is None and rules.RULES.get(fn) is not None
                and not any(rules.RULES.get(c) is r for c in checked)]
     assert not missing, f"rules without an adjoint check: {missing}"
+
+
+def test_importing_rules_alone_gives_the_whole_table():
+    # the families register from kernels/ad/__init__.py, which `import kernels.ad.rules`
+    # runs first: a fresh interpreter importing only the table sees every rule
+    import subprocess
+    import sys
+    # (scipy.special's rules register once scipy.special is imported: not in there)
+    out = subprocess.run([sys.executable, "-c", "import kernels.ad.rules as r; "
+                          "print(len(r.RULES))"], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == sum(not r.name.startswith("scipy.") for r in rules.RULES.values())
+
+
+def test_scipy_rules_register_once_scipy_is_imported_and_never_import_it():
+    pytest.importorskip("scipy.special")
+    import subprocess
+    import sys
+    code = ("import sys, numpy as np; from kernels.ad import ENGINES, rules; "
+            "assert 'scipy' not in sys.modules; import scipy.special as sp; "
+            "g = ENGINES['reverse'].gradient(lambda x: np.sum(sp.expit(x)), np.zeros(2)); "
+            "print(g[0][0], rules.RULES[sp.expit].name)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["0.25", "scipy.special.expit"]
+
+
+def test_errors_live_in_one_module():
+    from kernels.ad import _arrays, errors
+    assert rules.MissingRuleError is errors.MissingRuleError
+    assert _arrays.EscapeError is errors.EscapeError

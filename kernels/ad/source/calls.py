@@ -8,9 +8,13 @@ import ast
 
 import numpy as np
 
-from .. import rules
+from .. import _keywords, rules
 from .ir import Build, Op, Ref
 from .parse import error
+
+#: keyword arguments that are axes, orders and flags: never a derivative's carrier
+INDEX_KEYWORDS = frozenset({"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc",
+                            "keepdims", "ddof", "ord", "k", "n", "norm", "side", "kind"})
 
 
 class CallLowering:
@@ -72,10 +76,10 @@ class CallLowering:
             return None
         fn = self.scope.resolve(e.func)
         module = getattr(fn, "__module__", None) or ""
-        if not (isinstance(fn, np.ufunc) or module.partition(".")[0] == "numpy"):
+        if not (isinstance(fn, np.ufunc) or module.partition(".")[0] in ("numpy", "scipy")):
             return None
         try:
-            rule = rules.RULES.get(fn)
+            rule = rules.find(fn)
         except TypeError:
             return None
         if rule is None or rule.composite is not None or fn in rules.CANONICAL:
@@ -109,4 +113,29 @@ class CallLowering:
         out = self.new(hint, True)
         self.emit(Op(self.line, out, [Ref(key)], via=self.helper("call"),
                      callee=self.plain(e.value), back=self.new(None, False, "_b")))
+        return Ref(out)
+
+    def keyword_call(self, hint, fn, short, args, kwargs):
+        """A call bound at transform time whose keywords its rule cannot take as they are:
+        a differentiable keyword argument is refused now (rules differentiate positional
+        ones), and out=, dtype=, ... that the rule does not name become a run-time call,
+        which drops them where they change nothing and refuses them by name otherwise
+        (kernels/ad/_keywords.py). None when the call can be bound as it is."""
+        rule = rules.RULES.get(fn)
+        for key, ref in kwargs:
+            # (axis=, keepdims=, ... are shapes and flags: a helper's parameter passed on as
+            # axis= may look active, it carries no derivative; numpy refuses a float there)
+            if ref.active and key not in INDEX_KEYWORDS:
+                raise rules.MissingRuleError(
+                    f"{rule.name if rule else short}(..., {key}=...): the keyword argument "
+                    f"{key}= carries a derivative, but rules differentiate positional "
+                    f"arguments; pass it positionally ({self.where.filename}, line "
+                    f"{self.line})")
+        if rule is None or not any(k in _keywords.REASONS and k not in rule.keywords
+                                   for k, _ in kwargs):
+            return None
+        out = self.new(hint, True)
+        self.emit(Op(self.line, out, args, kwargs, via=self.helper("call"),
+                     callee=self.helper(f"{short}_{id(fn)}", fn),
+                     back=self.new(None, False, "_b")))
         return Ref(out)

@@ -447,6 +447,9 @@ class _Lowerer(CallLowering):
         raise error(f"{what} on a differentiable value", e, self.where)
 
     def static(self, hint, fn, short, args, primal, kwargs=()):
+        dynamic = self.keyword_call(hint, fn, short, args, kwargs)
+        if dynamic is not None:
+            return dynamic
         out = self.new(hint, True)
         vjps = [self.vjp(fn, short, i) if a.active else None for i, a in enumerate(args)]
         self.emit(Op(self.line, out, args, kwargs, primal=primal, vjps=vjps,

@@ -18,7 +18,7 @@ import types
 
 import numpy as np
 
-from .. import rules
+from .. import _keywords, rules
 from .._arrays import Traced, original
 from ..rules import Rule, accumulate, densify
 
@@ -71,14 +71,29 @@ def call(fn, /, *args, **kwargs):
     if rule is not None:
         if fn in rules.CANONICAL:  # np.einsum's interleaved form: its string form first
             return _canonical_call(fn, args, kwargs)
-        if kwargs and "out" in kwargs:
-            raise rules.MissingRuleError(f"{rule.name}(..., out=...) writes into an array; "
-                                         f"the source engine differentiates calls without out=")
+        if kwargs:  # out=, where=, dtype=, ...: dropped where a no-op, else refused
+            plain = _keywords.checked(rule, fn, args, kwargs)
+            if plain is not kwargs:
+                return _call_with(fn, rule, args, kwargs, plain)
         ans = fn(*args, **kwargs)
         if isinstance(ans, tuple) and type(ans) is not tuple:
             ans = tuple(ans)  # several outputs (a named tuple: eigh): cotangents are lists
         return ans, rule
     return _call_without_rule(fn, args, kwargs)
+
+
+def _call_with(fn, rule, args, kwargs, plain):
+    """``fn(*args, **plain)``, where ``plain`` is the call's keywords less the no-ops (the
+    generated code pulls with the keywords as written)."""
+    ans = fn(*args, **plain)
+    if isinstance(ans, tuple) and type(ans) is not tuple:
+        ans = tuple(ans)
+
+    def pullback(g):
+        cts = [pull(rule, g, ans, i, *args, **plain) if differentiable(a) else None
+               for i, a in enumerate(args)]
+        return (*cts, *(None for _ in kwargs))
+    return ans, pullback
 
 
 def _call_without_rule(fn, args, kwargs):
@@ -116,9 +131,10 @@ def _call_without_rule(fn, args, kwargs):
             "lost); bind data only, outside: source.gradient(partial(f, data=...), x)")
     if any(map(differentiable, args)) or any(map(differentiable, kwargs.values())):
         try:
-            rules.lookup(fn)
+            rules.lookup(fn)  # raises, or finds a rule of a family registered just now
         except TypeError:
             raise rules.MissingRuleError(f"no derivative rule for {fn!r}") from None
+        return call(fn, *args, **kwargs)
     return fn(*args, **kwargs), None
 
 
