@@ -94,8 +94,23 @@ def densify(ct):
     if ints:
         np.add.at(out, index, values)
     for p in rest:
-        np.add.at(out, p.index, p.values)
+        if _basic(p.index):  # no position twice: a sliced add, ~10x np.add.at's speed
+            out[p.index] += p.values
+        else:
+            np.add.at(out, p.index, p.values)
     return out
+
+
+def _basic(index):
+    """Whether ``index`` is basic indexing (ints, slices, None, Ellipsis), which selects
+    each position at most once, so ``out[index] += v`` adds as ``np.add.at`` does."""
+    if type(index) is not tuple:
+        index = (index,)
+    for i in index:
+        if not (i is None or i is Ellipsis or type(i) is slice or type(i) is int
+                or isinstance(i, np.integer)):
+            return False
+    return True
 
 
 def accumulate(acc, ct, shape):
