@@ -17,7 +17,9 @@ before it is skipped, which keeps finite differences, AlgoPy and eager JAX off t
 element loops, where one gradient takes minutes to hours. ``ad_eval_sizes``: how many of
 each eval's sizes (gradbench's and ADBench's, smallest first) the eval suite runs (None:
 every one, skipped past ``ad_max_seconds``); ``ad_eval_ratio_backends``: the backends
-whose gradient / objective and / manual ratios it samples in alternation (None: all).
+whose gradient / objective and / manual ratios it samples in alternation (None: all);
+``ad_eval_objectives``: the objectives timed besides the plain f ("numpy"; None: every
+peer's translation too).
 ``gate_cases``: globs of the regression gate's tier-1 cases whose instruction counts the
 profile records (absent: all).
 
@@ -68,6 +70,7 @@ PROFILES = {
         "ad_max_seconds": 0.4,
         "ad_eval_sizes": 1,
         "ad_eval_ratio_backends": ["reverse"],
+        "ad_eval_objectives": ["numpy"],
         # the gate's instruction counts: one case of each family (None: every case)
         "gate_cases": ["gate/H/stride/n14", "circuit/QCBM/*", "ad/rational/reverse/*"],
     },
@@ -102,6 +105,7 @@ PROFILES = {
         "ad_max_seconds": 3.0,
         "ad_eval_sizes": 2,
         "ad_eval_ratio_backends": ["reverse", "source", "torch"],
+        "ad_eval_objectives": ["numpy"],
         # the gate's instruction counts as history: every stride gate, H on every kernel,
         # the circuit, the adjoint method, reverse and source mode (forward mode and
         # finite differences at 10x10 take most of a full count's 2.4 minutes)
@@ -133,6 +137,7 @@ PROFILES = {
         "ad_max_seconds": 60.0,
         "ad_eval_sizes": None,
         "ad_eval_ratio_backends": None,
+        "ad_eval_objectives": None,
     },
     "peers": {
         "rounds": 1,
@@ -154,6 +159,7 @@ PROFILES = {
         "ad_max_seconds": 0.4,
         "ad_eval_sizes": 1,
         "ad_eval_ratio_backends": [],
+        "ad_eval_objectives": ["numpy"],
         "gate_cases": ["gate/H/stride/n14"],
     },
 }

@@ -71,7 +71,7 @@ def _validated_runner(name, problem, args, expected, what, unit_seconds):
 def _gradient_error(name, problem, what):
     from harness.variational import backends as var_backends
     from harness.variational import validate as var_validate
-    return var_validate.check(var_backends.prepare(name, problem, problem.theta0), problem,
+    return var_validate.compare(var_backends.prepare(name, problem, problem.theta0), problem,
                               problem.theta0, what=what)
 
 

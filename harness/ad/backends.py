@@ -62,7 +62,7 @@ def _no_objective(problem):
 class ManualBackend:
     name = "manual"
 
-    def check(self):
+    def require(self):
         pass
 
     def prepare(self, problem, args):
@@ -83,7 +83,7 @@ class EngineBackend:
     def __init__(self, name, **options):
         self.name, self.engine, self.options = name, ENGINES[name], options
 
-    def check(self):
+    def require(self):
         pass
 
     def prepare(self, problem, args):
@@ -114,7 +114,7 @@ class NestedBackend:
         self.name = f"{outer}/{inner}"
         self.outer, self.inner = ENGINES[outer].gradient, ENGINES[inner].gradient
 
-    def check(self):
+    def require(self):
         pass
 
     def prepare(self, problem, args):
@@ -132,12 +132,12 @@ class AdapterBackend:
         self.module, self.method = module, method
         self.name = module.NAME if method is None else f"{module.NAME}:{method}"
 
-    def check(self):
+    def require(self):
         if not self.module.AVAILABLE:
             raise Unavailable(f"{self.name}: {self.module.REASON}")
 
     def prepare(self, problem, args):
-        self.check()
+        self.require()
         if problem.output == "nested":
             if self.method is not None:
                 raise NotImplementedError(f"{self.name} is a Jacobian method")

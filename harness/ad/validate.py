@@ -76,7 +76,7 @@ def error(got, expected):
     return float(diff / norm) if norm > 0 else float(diff)
 
 
-def check(name, got, expected, what="", rtol=RTOL, max_rho=None):
+def compare(name, got, expected, what="", rtol=RTOL, max_rho=None):
     """Raise :class:`ValidationError` naming the backend if the gradient tuple ``got``
     has the wrong form (length, shapes, float for float) or differs from ``expected``
     (by more than ``rtol`` of its norm, or, given ``max_rho``, by more than that rho)."""
@@ -141,12 +141,12 @@ def validated_runner(backend, problem, args, expected=None, what=""):
 
     NotImplementedError (unavailable backend, case not handled) passes through: a skip.
     """
-    backend.check()
+    backend.require()
     runner = backend.prepare(problem, args)
     if expected is None:
         expected = reference(problem, args)
     exact_eval = problem.origin != "seeds" and backend.name != "finite"
-    check(backend.name, runner.grads(), expected, what,
+    compare(backend.name, runner.grads(), expected, what,
           tolerance(backend.name, problem, args, expected), RHO if exact_eval else None)
     if problem.output != "nested":  # a nested eval has no objective apart
         value = problem.f(*args)

@@ -59,7 +59,7 @@ def problem_args(case):
     return PROBLEMS[problem].bind(n, np.random.default_rng(SEED + size_seed(n)))
 
 
-def prepare(case, backend, **options):
+def validated(case, backend, **options):
     """A validated runner of ``backend`` on ``case`` = (problem, n) (``options``: engine
     options, forward's chunk).
 
@@ -69,7 +69,7 @@ def prepare(case, backend, **options):
     """
     p, args = problem_args(case)
     engine = ad_backends.get(backend, **options)
-    engine.check()
+    engine.require()
     # the cost model's unit: one plain f, or a nested eval's hand-written procedure
     unit = (lambda: p.manual(*args)) if p.output == "nested" else (lambda: p.f(*args))
     seconds = ad_backends.first_call_seconds(
@@ -95,4 +95,4 @@ class Suite:
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = prepare(case, backend)
+        self.runner = validated(case, backend)

@@ -45,8 +45,8 @@ def check_size(key, n, backend):
                                   f"{PROFILE.get(f'peer_{key}', PROFILE[key])} only")
 
 
-def prepare(backend_name, n, instructions, n_threads=1, what="", precision="complex128",
-            fusion=None):
+def validated(backend_name, n, instructions, n_threads=1, what="", precision="complex128",
+              fusion=None):
     """(backend, program, state) for one parameter set, validated against the reference.
     ``what`` names the case in error messages; ``fusion`` is the backend's setting (None:
     its default).
@@ -56,7 +56,7 @@ def prepare(backend_name, n, instructions, n_threads=1, what="", precision="comp
     """
     threads.set_threads(n_threads)
     backend = backends.get(backend_name, precision, fusion)
-    backend.check()
+    backend.require()
     backends.set_threads(backend, n_threads)
     vec = random_state(n, np.random.default_rng(SEED + n))
     program = validate.validated_program(backend, vec, instructions, what=what)
@@ -80,7 +80,7 @@ def complex64_backends(gates=False):
 
 class Suite:
     """What every state-vector suite shares: asv's settings (read as class attributes),
-    a validated program in setup (``self.prepare``), and the one timed call, ``run``,
+    a validated program in setup (``self.load``), and the one timed call, ``run``,
     which applies the program and waits for the device."""
 
     timeout = 300
@@ -88,8 +88,8 @@ class Suite:
     # asv_runner times one call per sample: up to 100 calls or ~0.5 s per combination
     repeat = (1, 100, 0.5)
 
-    def prepare(self, backend, n, instructions, **options):
-        self.backend, self.program, self.state = prepare(backend, n, instructions, **options)
+    def load(self, backend, n, instructions, **options):
+        self.backend, self.program, self.state = validated(backend, n, instructions, **options)
 
     def run(self):
         self.backend.run(self.state, self.program)

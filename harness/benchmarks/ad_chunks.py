@@ -2,7 +2,7 @@
 partials of 1, 2, 4, ... up to all n inputs carried per pass over f, and with the
 engine's own choice ("default"), on the profile's ``ad_chunk_sizes`` cases."""
 
-from ._ad_setup import Suite, cases, prepare, problem_args
+from ._ad_setup import Suite, cases, problem_args, validated
 from ._once import setup_once
 
 import numpy as np
@@ -38,7 +38,7 @@ class ForwardChunk(Suite):
             if not problem.loop and partials > MAX_PARTIALS_BYTES:
                 raise NotImplementedError(f"chunk {chunk}: {partials >> 20} MiB of partials "
                                           f"per array, over {MAX_PARTIALS_BYTES >> 20} MiB")
-        self.runner = prepare(case, "forward", chunk=None if chunk == "default" else chunk)
+        self.runner = validated(case, "forward", chunk=None if chunk == "default" else chunk)
 
     def time_gradient(self, case, chunk):
         self.runner.gradient()

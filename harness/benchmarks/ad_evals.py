@@ -8,7 +8,7 @@ eval's sizes run. The report divides each gradient time by the hand-written one 
 the plain objective's (``EvalObjective``, "numpy"); ``EvalRatios`` samples the same two
 ratios in alternation, in one process, for the backends the targets are stated for."""
 
-from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, prepare
+from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, validated
 from ._once import setup_once
 
 from harness.ad.backends import jacobian_names, nested_names
@@ -59,11 +59,13 @@ class EvalObjective(Suite):
     """The objective alone: "numpy" is the plain f the hand-written derivative and our
     engines evaluate; each peer evaluates its own translation of it."""
 
-    params = (OBJECTIVE_CASES, ["numpy", *ADAPTERS])
+    params = (OBJECTIVE_CASES, [b for b in ["numpy", *ADAPTERS]
+                                if PROFILE["ad_eval_objectives"] is None
+                                or b in PROFILE["ad_eval_objectives"]])
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = prepare(case, "manual" if backend == "numpy" else backend)
+        self.runner = validated(case, "manual" if backend == "numpy" else backend)
 
     def time_objective(self, case, backend):
         self.runner.objective()
@@ -82,7 +84,7 @@ class EvalRatios(Suite):
     track_vs_objective.unit = "ratio"
 
     def track_vs_manual(self, case, backend):
-        manual = prepare(case, "manual")
+        manual = validated(case, "manual")
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"

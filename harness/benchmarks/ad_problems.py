@@ -5,7 +5,7 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, prepare, sizes
+from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, sizes, validated
 from ._once import setup_once
 
 from harness.ad.backends import compiling_names
@@ -36,7 +36,7 @@ class Gradient(Suite):
         """Gradient time over the hand-written gradient's, sampled alternately in this
         process: the ratio the targets are stated in, unmoved by load changing between
         benchmarks (manual against itself shows the noise, ~1)."""
-        manual = prepare(case, "manual")
+        manual = validated(case, "manual")
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"
@@ -61,7 +61,7 @@ class Objective(Suite):
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = prepare(case, "manual" if backend == "numpy" else backend)
+        self.runner = validated(case, "manual" if backend == "numpy" else backend)
 
     def time_objective(self, case, backend):
         self.runner.objective()

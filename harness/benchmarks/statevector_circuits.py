@@ -67,7 +67,7 @@ class _CircuitCase(Suite):
         instructions = check_case(circuit, n, backend)
         # unfused: the kernel comparison, one pass per gate wherever a tool allows it
         # (statevector_fusion times the settings)
-        self.prepare(backend, n, instructions, what=f"{circuit} n={n}",
+        self.load(backend, n, instructions, what=f"{circuit} n={n}",
                      precision=self.precision, fusion=backends.unfused(backend))
 
 

@@ -45,7 +45,7 @@ class _FusionCase(Suite):
         if self.precision not in backends.precisions(backend):
             raise NotImplementedError(f"{backend} runs {backends.precisions(backend)}")
         instructions = check_case(circuit, n, backend)
-        self.prepare(backend, n, instructions, what=f"{circuit} n={n} fusion={fusion}",
+        self.load(backend, n, instructions, what=f"{circuit} n={n} fusion={fusion}",
                      precision=self.precision, fusion=fusion if declared else None)
 
 

@@ -4,7 +4,7 @@ the kernels and peers that offer it."""
 
 # first: _statevector_setup pins the thread counts before numpy and the tools load
 from ._statevector_setup import (GATE_BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,
-                                 complex64_backends, prepare, qubits)
+                                 complex64_backends, qubits, validated)
 from ._once import setup_once
 
 import numpy as np
@@ -35,7 +35,7 @@ class Gate(Suite):
     @setup_once
     def setup(self, gate, n, backend):
         check_size("gate_qubits", n, backend)
-        self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}")
+        self.load(backend, n, [GATES[gate]], what=f"{gate} n={n}")
 
     def time_gate(self, gate, n, backend):
         self.run()
@@ -52,7 +52,7 @@ class GateComplex64(Suite):
 
     @setup_once
     def setup(self, gate, n, backend):
-        self.prepare(backend, n, [GATES[gate]], what=f"{gate} n={n}", precision="complex64")
+        self.load(backend, n, [GATES[gate]], what=f"{gate} n={n}", precision="complex64")
 
     def time_gate(self, gate, n, backend):
         self.run()
@@ -73,7 +73,7 @@ class GateCall:
         inst = GATES[gate]
         self.args = (inst.matrix, inst.locs, inst.ctrl_locs, inst.ctrl_vals or None)
         self.kernel = KERNELS[kernel]
-        _, _, self.state = prepare(kernel, n, [inst], what=f"{gate} n={n}")
+        _, _, self.state = validated(kernel, n, [inst], what=f"{gate} n={n}")
 
     def time_call(self, gate, n, kernel):
         self.kernel(self.state, *self.args)

@@ -23,7 +23,7 @@ class GateThreads(Suite):
         if backend == "stride" and threads > 1:
             raise NotImplementedError("stride is serial; it is the one-thread baseline")
         check_size("thread_qubits", n, backend)
-        self.prepare(backend, n, [GATES[gate]], n_threads=threads, what=f"{gate} n={n}")
+        self.load(backend, n, [GATES[gate]], n_threads=threads, what=f"{gate} n={n}")
 
     def time_gate(self, gate, n, backend, threads):
         self.run()

@@ -97,7 +97,7 @@ def _prepare(name, precision, n_threads, vec, instructions, expected, fusion=Non
            "settings": settings_mod.of(name, precision, n_threads, fusion=fusion)}
     try:
         backend = backends.get(name, precision, fusion)
-        backend.check()
+        backend.require()
         backends.set_threads(backend, n_threads)
     except (Unavailable, NotImplementedError) as exc:
         return {**row, "status": "skipped", "reason": str(exc)}, None, None

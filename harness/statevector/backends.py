@@ -30,7 +30,7 @@ class KernelBackend:
         self.precision = precision
         self.dtype = np.dtype(PRECISIONS[precision])
 
-    def check(self):
+    def require(self):
         pass
 
     def load(self, vec):
@@ -73,7 +73,7 @@ class FusedBackend(KernelBackend):
         self.fusion = fused.DEFAULT_MAX_QUBITS if fusion is None else fusion
         self.info = {}
 
-    def check(self):
+    def require(self):
         if self.fusion not in self.fused.FUSION:
             raise Unavailable(f"fused takes fusion {list(self.fused.FUSION)}, "
                               f"not {self.fusion!r}")
@@ -90,7 +90,7 @@ class CudaBackend(KernelBackend):
         from kernels.statevector import cuda
         self.cuda = cuda
 
-    def check(self):
+    def require(self):
         ok, reason = self.cuda.available()
         if not ok:
             raise Unavailable(f"cuda: {reason}")
@@ -123,7 +123,7 @@ class AdapterBackend:
         self.fusion = fusion  # None: the tool's own default
         self.last_program = None
 
-    def check(self):
+    def require(self):
         if not self.module.AVAILABLE:
             raise Unavailable(f"{self.name}: {self.module.REASON}")
         offered = adapter_precisions(self.module)

@@ -90,7 +90,7 @@ def _store(path, result):
         pass  # a cache that cannot be written only costs time
 
 
-def check(name, got, expected, what="", precision="complex128"):
+def compare(name, got, expected, what="", precision="complex128"):
     """Raise :class:`ValidationError` naming the backend if ``got`` differs."""
     got = np.asarray(got)
     if got.shape != expected.shape:
@@ -106,7 +106,7 @@ def check(name, got, expected, what="", precision="complex128"):
 def validated_program(backend, vec, instructions, expected=None, what=""):
     """Build ``backend``'s program, run it once on a copy of ``vec`` (this also compiles
     and warms up JIT code), check the result, and return the program."""
-    backend.check()
+    backend.require()
     precision = getattr(backend, "precision", "complex128")
     n = vec.shape[0].bit_length() - 1
     program = backend.program(instructions, n)
@@ -117,5 +117,5 @@ def validated_program(backend, vec, instructions, expected=None, what=""):
         # from the amplitudes the backend was given, rounded to its precision
         start = vec.astype(PRECISIONS[precision]).astype(np.complex128)
         expected = reference(start, instructions)
-    check(backend.name, backend.result(state), expected, what, precision)
+    compare(backend.name, backend.result(state), expected, what, precision)
     return program

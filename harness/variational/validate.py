@@ -27,7 +27,7 @@ def reference(problem, theta):
     return variational.GRADIENTS[method](problem, theta), problem.energy(theta)
 
 
-def check(runner, problem, theta, what=""):
+def compare(runner, problem, theta, what=""):
     """Raise :class:`ValidationError` naming the backend if its gradient (shape, dtype,
     values) or energy is wrong; returns the largest relative error."""
     want, energy = reference(problem, theta)

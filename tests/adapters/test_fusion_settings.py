@@ -35,7 +35,7 @@ def test_every_setting_gives_the_right_state(name, qcbm):
     for fusion in backends.fusion_settings(name):
         backend = backends.get(name, backends.precisions(name)[0], fusion)
         try:
-            backend.check()
+            backend.require()
         except NotImplementedError as exc:
             pytest.skip(str(exc))
         program = backend.program(qcbm, N)

@@ -38,7 +38,7 @@ def test_runner_gradient_and_objective(name):
     runner = ad_backends.get(name).prepare(problem, args)
     assert runner.objective() == problem.f(*args)
     expected = ad_validate.reference(problem, args)
-    ad_validate.check(name, runner.grads(), expected,
+    ad_validate.compare(name, runner.grads(), expected,
                       rtol=ad_validate.tolerance(name, problem, args, expected))
 
 
@@ -92,7 +92,7 @@ def test_check_catches_form_and_nan():
              ((np.array([1, np.nan, 1]), 2.0), "error nan")]
     for got, message in cases:
         with pytest.raises(ValidationError, match=message):
-            ad_validate.check("x", got, expected)
+            ad_validate.compare("x", got, expected)
 
 
 def test_finite_tolerance_follows_rounding_and_still_catches_errors():
@@ -105,7 +105,7 @@ def test_finite_tolerance_follows_rounding_and_still_catches_errors():
     runner = ad_validate.validated_runner(ad_backends.get("finite"), problem, large)
     wrong = tuple(g * 1.01 for g in runner.grads())
     with pytest.raises(ValidationError):
-        ad_validate.check("finite", wrong, ad_validate.reference(problem, large), rtol=tol[1600])
+        ad_validate.compare("finite", wrong, ad_validate.reference(problem, large), rtol=tol[1600])
 
 
 def test_cost_model():

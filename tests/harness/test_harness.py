@@ -23,7 +23,7 @@ def test_unavailable_backend_is_a_skip_with_its_reason():
     if ok:
         pytest.skip("a GPU is present here")
     with pytest.raises(NotImplementedError, match="cuda: .+"):
-        backends.get("cuda").check()
+        backends.get("cuda").require()
 
 
 class _Broken(backends.KernelBackend):
@@ -58,7 +58,7 @@ def test_complex64_backends_are_checked_at_their_precision():
     assert 1e-9 < err < validate.ATOL["complex64"]  # single precision, and close
     # a wrong complex64 result still fails
     with pytest.raises(ValidationError, match=r"\(complex64\)"):
-        validate.check("x", state * 1.001, validate.reference(vec, circ), precision="complex64")
+        validate.compare("x", state * 1.001, validate.reference(vec, circ), precision="complex64")
     with pytest.raises(ValueError, match="unknown precision"):
         backends.get("stride", "complex256")
 
@@ -66,9 +66,9 @@ def test_complex64_backends_are_checked_at_their_precision():
 def test_validation_catches_nan_and_shape():
     expected = np.ones(4, dtype=complex)
     with pytest.raises(ValidationError, match="error nan"):
-        validate.check("x", np.array([1, 1, 1, np.nan]), expected)
+        validate.compare("x", np.array([1, 1, 1, np.nan]), expected)
     with pytest.raises(ValidationError, match="shape"):
-        validate.check("x", np.ones(8), expected)
+        validate.compare("x", np.ones(8), expected)
 
 
 @pytest.mark.parametrize("n", [3, 11])

@@ -25,7 +25,7 @@ def runner(name, gradient, energy):
 
 def test_a_right_backend_passes_and_reports_its_error(problem):
     r = backends.prepare("adjoint", problem, problem.theta0)
-    assert validate.check(r, problem, problem.theta0) < 1e-12
+    assert validate.compare(r, problem, problem.theta0) < 1e-12
 
 
 @pytest.mark.parametrize("change, message", [
@@ -39,15 +39,15 @@ def test_wrong_results_fail_validation(problem, change, message):
     g = variational.GRADIENTS["adjoint"](problem, problem.theta0)
     bad_g, bad_e = change(g, problem.energy(problem.theta0))
     with pytest.raises(ValidationError, match=message):
-        validate.check(runner("bad", lambda: bad_g, lambda: bad_e), problem, problem.theta0)
+        validate.compare(runner("bad", lambda: bad_g, lambda: bad_e), problem, problem.theta0)
 
 
 def test_finite_differences_get_their_own_tolerance(problem):
     g = variational.GRADIENTS["adjoint"](problem, problem.theta0) + 1e-7
     e = problem.energy(problem.theta0)
-    validate.check(runner("finite", lambda: g, lambda: e), problem, problem.theta0)
+    validate.compare(runner("finite", lambda: g, lambda: e), problem, problem.theta0)
     with pytest.raises(ValidationError):
-        validate.check(runner("adjoint", lambda: g, lambda: e), problem, problem.theta0)
+        validate.compare(runner("adjoint", lambda: g, lambda: e), problem, problem.theta0)
 
 
 def test_backends_list_ours_then_adapters_and_refuse_unknown_names(problem):
