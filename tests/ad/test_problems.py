@@ -194,4 +194,6 @@ def test_loop_flag_marks_python_element_loops(name):
 #: step per element: their cost is not per element (the flag's meaning)
 FIXED_LOOPS = {"ode": "10 Runge-Kutta steps over whole vectors",
                "gmm": "one concatenate per column of the precision factors",
-               "ht": "one transform per bone of the hand's 22"}
+               "ht": "one transform per bone of the hand's 22",
+               # (its input is not looped over: the step's operations are on vectors)
+               "lstm": "one step per character of the data, on 14-bit vectors"}

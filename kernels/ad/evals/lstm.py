@@ -139,6 +139,6 @@ def lstm_args(size, rng, **data):
 
 
 PROBLEM = Problem(
-    "lstm", lstm, lstm_manual, lstm_args, grid(l=(2, 4, 6), c=(1024, 4096, 8192)), True,
+    "lstm", lstm, lstm_manual, lstm_args, grid(l=(2, 4, 6), c=(1024, 4096, 8192)), False,
     "ADBench lstm: a stacked diagonal LSTM's loss over c characters of 14 bits, l layers",
     make_data=lstm_data, origin="adbench")
