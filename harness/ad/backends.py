@@ -30,6 +30,8 @@ import numpy as np
 
 from harness.errors import Unavailable
 from kernels.ad import ENGINES
+from kernels.ad.errors import MissingRuleError, NestingError
+from kernels.ad.source import SourceTransformError
 
 
 class Runner:
@@ -48,8 +50,16 @@ def _nested_runner(problem, args, outer, inner):
     f = problem.f
 
     def run():
-        return f(outer, inner, *args)
+        try:
+            return f(outer, inner, *args)
+        except REFUSALS as exc:  # a pairing that cannot nest: skipped with its reason
+            raise NotImplementedError(f"{type(exc).__name__}: {exc}") from exc
     return Runner(_no_objective(problem), run, lambda: (np.asarray(run(), dtype=float),))
+
+
+#: the engines' refusals by name: nesting they cannot do (reverse inside reverse, an engine
+#: inside the source engine), an operation without a rule
+REFUSALS = (NestingError, SourceTransformError, MissingRuleError)
 
 
 def _no_objective(problem):

@@ -11,6 +11,7 @@ array), and any other object.
 import numpy as np
 
 from ._arrays import Traced
+from .errors import NestingError
 
 _SCALARS = (float, int, np.floating, np.integer)
 
@@ -29,7 +30,7 @@ def check_argument(i, a, engine):
     if isinstance(a, _SCALARS) and not isinstance(a, (bool, np.bool_)):
         return float(a)
     if isinstance(a, Traced):  # a value of an enclosing differentiation
-        raise TypeError(nesting_refused(engine, a))
+        raise NestingError(nesting_refused(engine, a))
     what = "a list (make it an array)" if isinstance(a, (list, tuple)) else \
         f"a {type(a).__name__}"
     raise TypeError(f"argument {i} is {what}; {engine} differentiates real floats and float "
@@ -51,7 +52,7 @@ def check_jacobian_input(x, engine, traced=()):
     if traced and isinstance(x, traced):
         return x
     if isinstance(x, Traced):  # a value of an enclosing differentiation
-        raise TypeError(nesting_refused(engine, x))
+        raise NestingError(nesting_refused(engine, x))
     if not isinstance(x, np.ndarray):
         raise TypeError(f"jacobian takes a float array x; got a {type(x).__name__} "
                         f"({engine}; for a float use derivative, or np.array([x]))")
@@ -68,7 +69,7 @@ def check_jacobian_output(value, engine):
     if isinstance(value, np.ndarray):
         kind = value.dtype.kind
     elif isinstance(value, Traced):  # another engine's value: f closed over an outer one
-        raise TypeError(nesting_refused(engine, value))
+        raise NestingError(nesting_refused(engine, value))
     elif isinstance(value, (bool, np.bool_)):
         kind = "b"
     elif isinstance(value, _SCALARS):

@@ -24,6 +24,7 @@ from ._args import (
     nesting_refused,
 )
 from ._backward import backpropagate
+from .errors import NestingError
 from .reverse import (
     _F64,
     ArrayVariable,
@@ -117,7 +118,7 @@ def jacobian(f, x):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``; ``f`` runs once."""
     if isinstance(x, Variable):
-        raise TypeError(nesting_refused(_ENGINE, x))
+        raise NestingError(nesting_refused(_ENGINE, x))
     x = check_jacobian_input(x, _ENGINE, traced=_arrays.Traced)
     start = _next_seq()
     leaf = Variable(x) if not isinstance(x, _arrays.Traced) else _dual_leaf(x)

@@ -15,6 +15,8 @@ reaches one of an outer gradient raises instead.
 
 import threading
 
+from .errors import NestingError
+
 _local = threading.local()
 
 
@@ -47,7 +49,7 @@ def check_leaves_of(found, start, outer=None):
         outer = stack[0]
     for seq in found:
         if outer <= seq < start:
-            raise TypeError(
+            raise NestingError(
                 "reverse mode inside reverse mode: f uses a Variable of an enclosing "
                 "reverse-mode gradient, whose derivative would be lost; nesting reverse mode "
                 "inside reverse mode is not supported (use reverse.hessian, forward over "

@@ -10,3 +10,9 @@ class MissingRuleError(NotImplementedError):
 
 class EscapeError(TypeError):
     """A traced value was about to become a plain number, losing its derivative."""
+
+
+class NestingError(TypeError):
+    """An engine met a traced value of an enclosing differentiation it cannot nest inside
+    (reverse inside reverse, forward inside reverse): refused by name, never a wrong
+    number. A TypeError, as the engines' other refusals of an argument."""

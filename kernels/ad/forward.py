@@ -25,6 +25,7 @@ import numpy as np
 
 from . import _arrays, _keywords, rules
 from ._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
+from .errors import NestingError
 
 #: Upper bound on the dense seed partials (chunk x input elements) of one pass, in bytes.
 #: Vectorised code makes every intermediate as large as its seed, and those are fastest
@@ -359,7 +360,7 @@ def _partials_of(result, tag, size, shape):
     if isinstance(result, Dual) and result.tag == tag:
         return result.partials
     if isinstance(result, _arrays.Traced) and not isinstance(result, Dual):
-        raise TypeError(nesting_refused("forward mode", result))  # reverse over forward
+        raise NestingError(nesting_refused("forward mode", result))  # reverse over forward
     return np.zeros((size,) + shape)
 
 

@@ -229,3 +229,17 @@ def test_ad_targets_are_checked(tmp_path):
     assert "| Ackley loop n=1600: finite / forward (best chunk) | 60 | >= 8 | yes |" in targets
     assert "| Ackley loop n=1600: algopy / forward (best chunk) | 6.4 | >= 10 | NO |" in targets
     assert "| Ackley n=16000: source gradient / objective | 12 | <= 10 | NO |" in targets
+
+
+def test_a_nesting_an_engine_refuses_is_a_skip_naming_it():
+    # reverse inside reverse is refused by name (a NestingError, a TypeError): the suites
+    # skip the pairing with that reason instead of failing, and forward over reverse runs
+    from kernels.ad.errors import NestingError
+    problem, args = PROBLEMS["kmeans_dir"].bind("k=3,n=40,d=2", np.random.default_rng(0))
+    expected = ad_validate.reference(problem, args)
+    for name in ("reverse", "reverse/forward", "source"):
+        with pytest.raises(NotImplementedError, match="nesting") as caught:
+            ad_validate.validated_runner(ad_backends.get(name), problem, args, expected)
+        assert isinstance(caught.value.__cause__, (NestingError, NotImplementedError))
+    assert issubclass(NestingError, TypeError)
+    ad_validate.validated_runner(ad_backends.get("forward/reverse"), problem, args, expected)

@@ -45,6 +45,7 @@ from .._args import (
     nesting_refused,
 )
 from .._arrays import Traced as _Traced
+from ..errors import NestingError
 from . import runtime as _rt
 from .codegen import generate
 from .lowering import lower
@@ -152,7 +153,7 @@ def _output(ct, a):
     array of ``a``'s shape that owns its writable data (not a view, not ``a``)."""
     if isinstance(ct, _Traced) and not isinstance(ct, _Dual):
         # f closed over a reverse-mode Variable: the adjoint recorded on its tape
-        raise TypeError(nesting_refused("the source engine", ct))
+        raise NestingError(nesting_refused("the source engine", ct))
     if type(a) is np.ndarray:
         if (type(ct) is np.ndarray and ct.dtype is _FLOAT64 and ct.base is None
                 and ct.shape == a.shape and a.dtype is _FLOAT64 and ct is not a
@@ -177,7 +178,7 @@ def _check_value(value, t):
     while isinstance(value, _Dual):  # forward over source: the value under the partials
         value = value.value
     if isinstance(value, _Traced):  # a reverse-mode Variable: reverse over source
-        raise TypeError(nesting_refused("the source engine", value))
+        raise NestingError(nesting_refused("the source engine", value))
     if np.iscomplexobj(value) and np.ndim(value) == 0:
         raise TypeError(f"gradient needs a real-valued function; {t.name} returned a complex "
                         f"value (take np.real, np.abs or np.abs(...) ** 2 of it)")
@@ -258,7 +259,7 @@ def jacobian(f, x):
     while isinstance(plain, _Dual):  # f closed over a Dual of an enclosing level
         plain = plain.value
     if isinstance(plain, _Traced):  # a reverse-mode Variable: reverse over source
-        raise TypeError(nesting_refused("the source engine", plain))
+        raise NestingError(nesting_refused("the source engine", plain))
     shape = check_jacobian_output(plain, "the source engine").shape
     nested = isinstance(x, _Traced)
     finish, at = (_nested.as_output if nested else _as_output), len(bound)
