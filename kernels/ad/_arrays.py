@@ -460,6 +460,10 @@ FOREIGN = {"scipy.special": ("logsumexp", "softmax", "log_softmax")}
 #: (namespace, name, original, wrapper) of the FOREIGN functions found so far
 _foreign = []
 _foreign_pending = dict(FOREIGN)
+#: how many modules were loaded when the pending packages were last looked for: a package
+#: can only have appeared since if that number changed (a dict's len is one load, the
+#: search a loop and a list per gradient call)
+_modules_seen = 0
 
 
 def _wrap_function(original):
@@ -483,6 +487,8 @@ def original(fn):
 
 
 def _find_foreign():
+    global _modules_seen
+    _modules_seen = len(sys.modules)
     for package, names in list(_foreign_pending.items()):
         module = sys.modules.get(package)
         if module is not None:
@@ -504,7 +510,7 @@ def enter():
         # four item stores: cheaper than dict.update, which walks its argument
         names = _NUMPY_NAMES
         names["array"], names["asarray"], names["r_"], names["c_"] = _WRAPPED_FOUR
-        if _foreign_pending:
+        if _foreign_pending and len(sys.modules) != _modules_seen:
             _find_foreign()
         for space, name, _, wrapper in _foreign:
             space[name] = wrapper

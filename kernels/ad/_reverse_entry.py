@@ -99,10 +99,17 @@ def gradient(f, *args):
         if collecting:
             gc.enable()
     _nesting.check_leaves(found, start)
-    return tuple([_nested.as_output(found.get(leaf._seq, _NOTHING)[1], a)
-                  if isinstance(a, _arrays.Traced) else
-                  rules.as_output(found.get(leaf._seq, _NOTHING)[1], a)
-                  for leaf, a in zip(leaves, args)])
+    outputs = []
+    for leaf, a in zip(leaves, args):
+        ct = found.get(leaf._seq, _NOTHING)[1]
+        if (type(ct) is _ndarray and type(a) is _ndarray and ct.dtype is _F64
+                and ct.shape == a.shape and ct is not a and ct.flags.writeable):
+            outputs.append(ct)  # as_output's first case, without its call (tr(A @ B): 2%)
+        elif isinstance(a, _arrays.Traced):
+            outputs.append(_nested.as_output(ct, a))
+        else:
+            outputs.append(rules.as_output(ct, a))
+    return tuple(outputs)
 
 
 def _leaf_value(i, a):

@@ -320,18 +320,43 @@ def _diag_jvp(ts, ans, v, k=0):
 defrule(np.diag, [_diag_vjp, None], _diag_jvp)
 
 
+#: unit diagonals of the small matrices traced so far, by (rows, columns, offset): read
+#: only, at most 64 of them, each at most _UNIT_DIAGONAL_LIMIT elements (a larger one's
+#: zeros cost more than the store of its diagonal, so caching it would only hold memory)
+_UNIT_DIAGONALS = {}
+_UNIT_DIAGONAL_LIMIT = 4096
+
+
+def _unit_diagonal(n, m, offset, g, dtype):
+    """An n x m matrix of zeros with ``g`` on the ``offset`` diagonal, written through a
+    strided view of its flat buffer (np.eye builds the identity the same way)."""
+    out = np.zeros(n * m, dtype=dtype)
+    first = -offset if offset < 0 else 0
+    count = min(n, m - offset) - first
+    if count > 0:
+        start = first * (m + 1) + offset
+        out[start:start + count * (m + 1):m + 1] = g
+    return out.reshape(n, m)
+
+
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     if type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1:
-        # the common call: g on the offset diagonal of zeros, written through a strided
-        # view (np.eye builds the identity the same way)
+        # the common call: g on the offset diagonal of zeros
         n, m = x.shape
-        out = np.zeros(n * m, dtype=float if type(g) is float else np.result_type(g, 1.0))
-        first = -offset if offset < 0 else 0
-        count = min(n, m - offset) - first
-        if count > 0:
-            start = first * (m + 1) + offset
-            out[start:start + count * (m + 1):m + 1] = g
-        return out.reshape(n, m)
+        if type(g) is float and g == 1.0 and n * m <= _UNIT_DIAGONAL_LIMIT:
+            # the trace as f's result, of a small matrix: a copy of the cached unit
+            # diagonal (a third of the cost of zeros and a strided store, which
+            # tr(A @ B)'s gradient pays each call). Not unit * g: inf * 0 is nan.
+            key = (n, m, offset)
+            unit = _UNIT_DIAGONALS.get(key)
+            if unit is None:
+                if len(_UNIT_DIAGONALS) >= 64:
+                    _UNIT_DIAGONALS.clear()
+                unit = _UNIT_DIAGONALS[key] = _unit_diagonal(n, m, offset, 1.0, float)
+                unit.flags.writeable = False
+            return unit.copy()
+        return _unit_diagonal(n, m, offset, g, float if type(g) is float else
+                              np.result_type(g, 1.0))
     ndim = _ndim(x)
     shape = np.shape(x)
     eye = np.eye(shape[axis1 % ndim], shape[axis2 % ndim], k=offset)

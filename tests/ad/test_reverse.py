@@ -131,6 +131,21 @@ def test_trace():
     np.testing.assert_allclose(gb, a.T)
 
 
+@pytest.mark.parametrize("offset", [-2, 0, 1, 3, 7])
+@pytest.mark.parametrize("scale", [1.0, 2.5, np.inf])
+def test_trace_cotangent_is_the_scaled_offset_diagonal_and_owns_its_data(offset, scale):
+    # a trace as f's result takes a copy of a cached unit diagonal: the gradient must be a
+    # fresh writeable array each call, and any other cotangent (inf too) zero off it
+    x = np.random.default_rng(12).standard_normal((5, 4))
+    expected = np.eye(5, 4, k=offset)
+    for _ in range(2):
+        with np.errstate(invalid="ignore"):  # inf times an empty diagonal's 0
+            g, = gradient(lambda x: scale * np.trace(x, offset), x)
+        assert g.flags.writeable and g.base is None
+        np.testing.assert_array_equal(g, np.where(expected == 1, scale, 0.0))
+        g[...] = 7.0  # writing into one call's gradient changes no later one
+
+
 @pytest.mark.parametrize("transpose", [
     lambda x: np.transpose(x), lambda x: x.T, lambda x: np.transpose(x, (1, 2, 0)),
     lambda x: np.transpose(x, axes=(2, 0, 1))], ids=["np.transpose", ".T", "axes", "axes="])
