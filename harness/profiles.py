@@ -19,7 +19,10 @@ each eval's sizes (gradbench's and ADBench's, smallest first) the eval suite run
 every one, skipped past ``ad_max_seconds``); ``ad_eval_ratio_backends``: the backends
 whose gradient / objective and / manual ratios it samples in alternation (None: all);
 ``ad_eval_objectives``: the objectives timed besides the plain f ("numpy"; None: every
-peer's translation too).
+peer's translation too); ``ad_eval_max_seconds`` the eval suite's own limit in place of
+``ad_max_seconds`` (absent or None: that one); ``ad_eval_skip`` the evals a profile leaves
+out. ``sample_seconds``: the most seconds any suite samples one combination for (absent:
+each suite's own, 0.25 to 0.6 s).
 ``gate_cases``: globs of the regression gate's tier-1 cases whose instruction counts the
 profile records (absent: all).
 
@@ -76,7 +79,10 @@ PROFILES = {
     },
     "default": {
         "rounds": 1,
-        "gate_qubits": [4, 8, 12, 16, 20],  # 22 left to full: AD needs the minutes
+        # every timed combination samples for at most 0.15 s (the suites' own caps, 0.25 to
+        # 0.6 s, are full's): a combination at 20 qubits spent most of its time sampling
+        "sample_seconds": 0.15,
+        "gate_qubits": [4, 12, 20],  # 8, 16 and 22 left to full: 15 minutes in all
         "peer_gate_qubits": [20],  # [12, 20] measured 20+ min in all: see README
         "call_qubits": [4, 12],
         # every backend at 12 and 20; peak memory of one circuit at 20
@@ -94,17 +100,24 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [20],
         "fusion_settings": [0, 4],
-        "thread_qubits": [16, 18, 20, 22],
+        "thread_qubits": [20, 22],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
-        # 4, 8, 12, 14 measured 8.7 min here, a third of `make bench`; 12 is in `full`
-        "variational_qubits": [4, 8, 14],
+        # 4, 8, 12, 14 measured 8.7 min here, a third of `make bench`, and 4, 8, 14 5.1
+        # min; 14 and up are in `full` and `peers`
+        "variational_qubits": [4, 10],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8},
         "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
         "ad_eval_sizes": 2,
-        "ad_eval_ratio_backends": ["reverse", "source", "torch"],
+        # the eval suite at 3 s per first call measured 10.3 minutes here: its Jacobians
+        # by reverse and source mode (one sweep per row) and the nested evals, whose
+        # hand-written procedure alone takes 0.5 s (saddle) and 3 s (particle) a call,
+        # are left to full
+        "ad_eval_max_seconds": 0.5,
+        "ad_eval_skip": ["particle", "saddle"],
+        "ad_eval_ratio_backends": ["reverse", "source"],
         "ad_eval_objectives": ["numpy"],
         # the gate's instruction counts as history: every stride gate, H on every kernel,
         # the circuit, the adjoint method, reverse and source mode (forward mode and
@@ -173,6 +186,14 @@ PROFILES["fusion"] = {
 }
 
 ENV_VAR = "QSIM_BENCH_PROFILE"
+
+
+def sampling(profile, min_samples, max_samples, seconds):
+    """asv's ``repeat`` for a suite that samples ``min_samples`` to ``max_samples`` calls for
+    at most ``seconds``, that time capped at the profile's ``sample_seconds`` (absent: no
+    cap). The minimum stays: a suite that needs 30 samples gets them."""
+    cap = profile.get("sample_seconds")
+    return (min_samples, max_samples, seconds if cap is None else min(seconds, cap))
 
 
 def current():

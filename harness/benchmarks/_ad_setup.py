@@ -41,10 +41,11 @@ def sizes(problem, table="ad_sizes"):
 
 def cases(table="ad_sizes", origin="seeds"):
     """The (problem, n) pairs the profile runs of the problems from ``origin`` ("seeds",
-    or "evals": gradbench's and ADBench's), in the registry's order. One parameter rather
-    than problem x n: the problems' sizes differ, and every skipped combination of a cross
-    product would cost asv a process."""
-    return [(p, n) for p in PROBLEMS if _origin(PROBLEMS[p]) == origin
+    or "evals": gradbench's and ADBench's, less the profile's ``ad_eval_skip``), in the
+    registry's order. One parameter rather than problem x n: the problems' sizes differ,
+    and every skipped combination of a cross product would cost asv a process."""
+    left_out = PROFILE.get("ad_eval_skip", ()) if origin == "evals" else ()
+    return [(p, n) for p in PROBLEMS if _origin(PROBLEMS[p]) == origin and p not in left_out
             for n in sizes(p, table)]
 
 
@@ -59,13 +60,14 @@ def problem_args(case):
     return PROBLEMS[problem].bind(n, np.random.default_rng(SEED + size_seed(n)))
 
 
-def validated(case, backend, **options):
+def validated(case, backend, limit="ad_max_seconds", **options):
     """A validated runner of ``backend`` on ``case`` = (problem, n) (``options``: engine
     options, forward's chunk).
 
     Raises NotImplementedError (asv skips the combination) when the backend is unavailable
     or does not handle the case, or its first gradient is predicted to take longer than
-    the profile's ``ad_max_seconds``; raises ValidationError on a wrong gradient.
+    the profile's ``limit`` (a key: ``ad_max_seconds``, or the eval suite's
+    ``ad_eval_max_seconds``); raises ValidationError on a wrong gradient.
     """
     p, args = problem_args(case)
     engine = ad_backends.get(backend, **options)
@@ -74,12 +76,12 @@ def validated(case, backend, **options):
     unit = (lambda: p.manual(*args)) if p.output == "nested" else (lambda: p.f(*args))
     seconds = ad_backends.first_call_seconds(
         backend, p, args, best_seconds(unit, repeat=2, max_seconds=0.1), options.get("chunk"))
-    limit = PROFILE["ad_max_seconds"]
+    key = limit if PROFILE.get(limit) is not None else "ad_max_seconds"
     what = f"{case[0]} {case[1]}" if isinstance(case[1], str) else f"{case[0]} n={case[1]}"
-    if seconds > limit:
+    if seconds > PROFILE[key]:
         raise NotImplementedError(f"{backend} on {what}: its first gradient is predicted to "
                                   f"take {seconds:.3g} s, over this profile's "
-                                  f"ad_max_seconds = {limit:g}")
+                                  f"{key} = {PROFILE[key]:g}")
     return ad_validate.validated_runner(engine, p, args, what=what)
 
 
@@ -90,7 +92,8 @@ class Suite:
     param_names = ["case", "backend"]
     timeout = 600
     rounds = ROUNDS
-    repeat = (1, 50, 0.25)  # one call per sample: up to 50 or ~0.25 s per combination
+    # one call per sample: up to 50 or ~0.25 s per combination
+    repeat = profiles.sampling(PROFILE, 1, 50, 0.25)
     warmup_time = WARMUP
 
     @setup_once

@@ -86,7 +86,7 @@ class Suite:
     timeout = 300
     rounds = ROUNDS
     # asv_runner times one call per sample: up to 100 calls or ~0.5 s per combination
-    repeat = (1, 100, 0.5)
+    repeat = profiles.sampling(PROFILE, 1, 100, 0.5)
 
     def load(self, backend, n, instructions, **options):
         self.backend, self.program, self.state = validated(backend, n, instructions, **options)

@@ -4,9 +4,12 @@ engines and the peers, one thread, float64, the same data and arguments for all,
 validated first (exact tools to ADBench's rho <= 1e-9).
 
 A case is an (eval, size) pair; the profile's ``ad_eval_sizes`` says how many of each
-eval's sizes run. The report divides each gradient time by the hand-written one and by
-the plain objective's (``EvalObjective``, "numpy"); ``EvalRatios`` samples the same two
-ratios in alternation, in one process, for the backends the targets are stated for."""
+eval's sizes run, ``ad_eval_skip`` which evals it leaves out, and ``ad_eval_max_seconds``
+the longest a tool's first call may be predicted to take (past it, the combination is
+skipped with the prediction as its reason). The report divides each gradient time by the
+hand-written one and by the plain objective's (``EvalObjective``, "numpy");
+``EvalRatios`` samples the same two ratios in alternation, in one process, on the
+gradient evals, for the backends the targets are stated for."""
 
 from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, validated
 from ._once import setup_once
@@ -22,9 +25,18 @@ NESTED_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "nested"]
 OBJECTIVE_CASES = GRADIENT_CASES + JACOBIAN_CASES
 RATIO_BACKENDS = [b for b in BACKENDS if PROFILE["ad_eval_ratio_backends"] is None
                   or b in PROFILE["ad_eval_ratio_backends"]]
+LIMIT = "ad_eval_max_seconds"
 
 
-class EvalGradient(Suite):
+class _Eval(Suite):
+    """The AD suites' settings, each combination skipped past the eval suite's limit."""
+
+    @setup_once
+    def setup(self, case, backend):
+        self.runner = validated(case, backend, limit=LIMIT)
+
+
+class EvalGradient(_Eval):
     """One gradient per call."""
 
     params = (GRADIENT_CASES, BACKENDS)
@@ -33,7 +45,7 @@ class EvalGradient(Suite):
         self.runner.gradient()
 
 
-class EvalJacobian(Suite):
+class EvalJacobian(_Eval):
     """One Jacobian per call: our engines' ``jacobian``, the peers' default Jacobian
     (reverse mode where they have both) and their other method (``torch:jacfwd``)."""
 
@@ -43,7 +55,7 @@ class EvalJacobian(Suite):
         self.runner.gradient()
 
 
-class EvalNested(Suite):
+class EvalNested(_Eval):
     """A nested eval's whole procedure per call (its descents and the derivatives inside
     them): an engine at both levels, our engines paired outer/inner (``forward/reverse``,
     gradbench's "fr"), the peers' own nesting gradients; a pairing that cannot nest is
@@ -55,7 +67,7 @@ class EvalNested(Suite):
         self.runner.gradient()
 
 
-class EvalObjective(Suite):
+class EvalObjective(_Eval):
     """The objective alone: "numpy" is the plain f the hand-written derivative and our
     engines evaluate; each peer evaluates its own translation of it."""
 
@@ -65,18 +77,19 @@ class EvalObjective(Suite):
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = validated(case, "manual" if backend == "numpy" else backend)
+        self.runner = validated(case, "manual" if backend == "numpy" else backend,
+                                limit=LIMIT)
 
     def time_objective(self, case, backend):
         self.runner.objective()
 
 
-class EvalRatios(Suite):
+class EvalRatios(_Eval):
     """Derivative time over the objective's and over the hand-written derivative's, each
     pair sampled alternately in this process (the targets' ratios, unmoved by load
     changing between benchmarks)."""
 
-    params = (OBJECTIVE_CASES, RATIO_BACKENDS)
+    params = (GRADIENT_CASES, RATIO_BACKENDS)
 
     def track_vs_objective(self, case, backend):
         return interleaved_ratio(self.runner.gradient, self.runner.objective)
@@ -84,7 +97,7 @@ class EvalRatios(Suite):
     track_vs_objective.unit = "ratio"
 
     def track_vs_manual(self, case, backend):
-        manual = validated(case, "manual")
+        manual = validated(case, "manual", limit=LIMIT)
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"

@@ -58,7 +58,7 @@ class _CircuitCase(Suite):
     # up to 10 circuits or ~0.5 s per combination: at 20 qubits a circuit takes 0.1-2 s
     # (one is enough to place the slow ones). setup's validation run has compiled and
     # warmed up everything, so asv need not spend a second run on that
-    repeat = (1, 10, 0.5)
+    repeat = profiles.sampling(PROFILE, 1, 10, 0.5)
     min_run_count = 1
     precision = "complex128"
 

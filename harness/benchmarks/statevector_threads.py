@@ -6,6 +6,7 @@ from ._statevector_setup import PROFILE, Suite, check_size, thread_backends
 from ._once import setup_once
 from .statevector_gates import GATES
 
+from harness import profiles
 from harness.threads import max_threads
 
 
@@ -16,7 +17,7 @@ class GateThreads(Suite):
     # Every sample is one call (asv_runner times calls one by one): up to 200 of them or
     # ~0.6 s per process, so the table can show the spread and count the outliers that a
     # 2-thread call on 2 cores meets when the scheduler takes a core away.
-    repeat = (30, 200, 0.6)
+    repeat = profiles.sampling(PROFILE, 30, 200, 0.6)
 
     @setup_once
     def setup(self, gate, n, backend, threads):
