@@ -150,6 +150,42 @@ def test_gradient_suite_setup_validates_times_and_skips():
         bench.setup(("trmul", 30), "algopy")  # AlgoPy has no @
 
 
+def test_eval_suite_validates_and_skips_past_its_own_limit(monkeypatch):
+    from harness.benchmarks import _ad_setup
+    from harness.benchmarks import ad_evals as suite
+
+    bench = suite.EvalGradient()
+    bench.setup(("llsq", 16), "reverse")
+    bench.time_gradient(("llsq", 16), "reverse")
+    ratios = suite.EvalRatios()
+    ratios.setup(("llsq", 16), "reverse")
+    assert ratios.track_vs_manual(("llsq", 16), "reverse") > 0
+    # the eval suite's own limit, not ad_max_seconds: forward mode on lse 2500 takes one
+    # column per input
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_max_seconds", 1e9)
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds", 1e-4)
+    with pytest.raises(NotImplementedError, match=r"forward on lse n=2500: its first "
+                                                  r".* over this profile's "
+                                                  r"ad_eval_max_seconds = 0.0001"):
+        suite.EvalGradient().setup(("lse", 2500), "forward")
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds", None)  # ad_max_seconds
+    suite.EvalGradient().setup(("lse", 2500), "forward")
+
+
+def test_profiles_leave_out_evals_and_cap_sampling(monkeypatch):
+    from harness.benchmarks import _ad_setup
+
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_skip", ["particle", "llsq"])
+    evals = {p for p, _ in _ad_setup.cases("ad_eval_sizes", origin="evals")}
+    assert "llsq" not in evals and "particle" not in evals and {"lse", "saddle"} <= evals
+    assert "trmul" in {p for p, _ in _ad_setup.cases()}  # the seeds' problems: untouched
+    assert profiles.sampling({"sample_seconds": 0.1}, 30, 200, 0.6) == (30, 200, 0.1)
+    assert profiles.sampling({"sample_seconds": 1.0}, 1, 10, 0.5) == (1, 10, 0.5)
+    assert profiles.sampling({}, 1, 10, 0.5) == (1, 10, 0.5)
+    for name, profile in profiles.PROFILES.items():
+        assert set(profile.get("ad_eval_skip", ())) <= set(PROBLEMS), name
+
+
 def test_objective_and_compile_suites():
     from harness.benchmarks import ad_problems as suite
 
