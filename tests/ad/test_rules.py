@@ -1,6 +1,7 @@
 """The rule table's own machinery: lookup errors, broadcasting, sparse accumulation,
 registration, and each rule's two directions agreeing with each other."""
 
+import functools
 import operator
 
 import numpy as np
@@ -261,3 +262,22 @@ def test_errors_live_in_one_module():
     from kernels.ad import _arrays, errors
     assert rules.MissingRuleError is errors.MissingRuleError
     assert _arrays.EscapeError is errors.EscapeError
+
+
+
+def _skinning(transforms, *, base):
+    # ht's skinning contraction: large enough (5000 vertices) that the rules' einsum
+    # reorders it (kernels/ad/_rules_products._REORDER_WORK), forward's batched tangent too
+    return np.sum(np.einsum("bij,vj->vbi", transforms, base) ** 2)
+
+
+@pytest.mark.parametrize("engine", ["forward", "reverse", "source"])
+def test_a_large_einsum_derivative_is_the_closed_form(engine):
+    from kernels.ad import forward, reverse, source
+
+    rng = np.random.default_rng(17)
+    transforms, base = rng.standard_normal((22, 3, 4)), rng.standard_normal((5000, 4))
+    expected = 2 * np.einsum("vbi,vj->bij", np.einsum("bij,vj->vbi", transforms, base), base)
+    got, = {"forward": forward, "reverse": reverse, "source": source}[engine].gradient(
+        functools.partial(_skinning, base=base), transforms)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-9)
