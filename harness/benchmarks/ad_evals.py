@@ -11,8 +11,8 @@ hand-written one and by the plain objective's (``EvalObjective``, "numpy");
 ``EvalRatios`` samples the same two ratios in alternation, in one process, on the
 gradient evals, for the backends the targets are stated for."""
 
-from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, PROFILE, Suite, cases, validated
-from ._once import setup_once
+from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, PROFILE, ObjectiveSuite, Suite, cases,
+                        validated)
 
 from harness.ad.backends import jacobian_names, nested_names
 from harness.timing import interleaved_ratio
@@ -25,15 +25,12 @@ NESTED_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "nested"]
 OBJECTIVE_CASES = GRADIENT_CASES + JACOBIAN_CASES
 RATIO_BACKENDS = [b for b in BACKENDS if PROFILE["ad_eval_ratio_backends"] is None
                   or b in PROFILE["ad_eval_ratio_backends"]]
+#: the profile's key for this suite's limit on a first call's predicted seconds
 LIMIT = "ad_eval_max_seconds"
 
 
 class _Eval(Suite):
-    """The AD suites' settings, each combination skipped past the eval suite's limit."""
-
-    @setup_once
-    def setup(self, case, backend):
-        self.runner = validated(case, backend, limit=LIMIT)
+    limit = LIMIT
 
 
 class EvalGradient(_Eval):
@@ -67,18 +64,13 @@ class EvalNested(_Eval):
         self.runner.gradient()
 
 
-class EvalObjective(_Eval):
-    """The objective alone: "numpy" is the plain f the hand-written derivative and our
-    engines evaluate; each peer evaluates its own translation of it."""
+class EvalObjective(ObjectiveSuite):
+    """The objective alone (as in ad_problems.Objective)."""
 
     params = (OBJECTIVE_CASES, [b for b in ["numpy", *ADAPTERS]
                                 if PROFILE["ad_eval_objectives"] is None
                                 or b in PROFILE["ad_eval_objectives"]])
-
-    @setup_once
-    def setup(self, case, backend):
-        self.runner = validated(case, "manual" if backend == "numpy" else backend,
-                                limit=LIMIT)
+    limit = LIMIT
 
     def time_objective(self, case, backend):
         self.runner.objective()

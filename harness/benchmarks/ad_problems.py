@@ -5,8 +5,8 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import ADAPTERS, BACKENDS, PROBLEMS, Suite, cases, sizes, validated
-from ._once import setup_once
+from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ObjectiveSuite, Suite, cases, sizes,
+                        validated)
 
 from harness.ad.backends import compiling_names
 from harness.timing import interleaved_ratio
@@ -54,14 +54,10 @@ class GradientMemory(Suite):
         self.runner.gradient()
 
 
-class Objective(Suite):
+class Objective(ObjectiveSuite):
     """The objective alone, as each backend evaluates it (see :data:`OBJECTIVES`)."""
 
     params = (cases(), OBJECTIVES)
-
-    @setup_once
-    def setup(self, case, backend):
-        self.runner = validated(case, "manual" if backend == "numpy" else backend)
 
     def time_objective(self, case, backend):
         self.runner.objective()
