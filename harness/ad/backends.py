@@ -281,6 +281,13 @@ STEADY = {
 #: A peer not in STEADY (a new adapter): assume an eager tool's overhead.
 UNKNOWN = {"loop": lambda N: 1000.0, "vector": lambda N: 100.0}
 
+#: A Jacobian's cost per output row, in evaluations of f, for the tools whose Jacobian
+#: grows with its rows: ours and autograd sweep back once per row, torch's jacrev maps its
+#: pullback over them. The upper envelope of ba and ht at their two smallest sizes
+#: (reverse 1.5-6.8, source 3.8-5.9, autograd 2.6-8.5, torch 0.2-0.6); the others' cost is
+#: their gradient's (forward and finite differences go by columns, JAX compiles the map).
+JACOBIAN_ROW = {"reverse": 8.0, "source": 8.0, "autograd": 10.0, "torch": 0.6}
+
 #: A nested eval's whole procedure, in runs of its hand-written version (its inner and
 #: outer derivatives by hand). Measured: forward at both levels 19x on saddle (N = 2),
 #: 22x on particle (N = 1), 6000x on kmeans_dir (N = 80: each outer direction runs the
@@ -331,7 +338,10 @@ def evaluations(name, problem, args, chunk=None):
         return NESTED.get(name, REFUSES)(N)
     if name == "forward":
         return _forward(problem, N, chunk)
-    return STEADY.get(name, UNKNOWN)["loop" if problem.loop else "vector"](N)
+    steady = STEADY.get(name, UNKNOWN)["loop" if problem.loop else "vector"](N)
+    if problem.output == "jacobian" and name in JACOBIAN_ROW:
+        steady += JACOBIAN_ROW[name] * int(np.size(problem.f(*args)))
+    return steady
 
 
 def first_call_seconds(name, problem, args, f_seconds, chunk=None):

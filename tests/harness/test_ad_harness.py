@@ -124,6 +124,19 @@ def test_cost_model():
         ad_backends.UNKNOWN["vector"](1600)
 
 
+def test_cost_model_prices_a_jacobian_by_its_rows_where_a_tool_sweeps_them():
+    ht = PROBLEMS["ht"]
+    small, large = (ht.bind(n, np.random.default_rng(0)) for n in ht.sizes[:2])
+    rows = {n: int(np.size(p.f(*a))) for n, (p, a) in zip(ht.sizes, (small, large))}
+    assert rows[ht.sizes[1]] > rows[ht.sizes[0]]  # ht's rows are 3 per point
+    for name in ("reverse", "source", "autograd", "torch"):
+        cost = [ad_backends.evaluations(name, p, a) for p, a in (small, large)]
+        assert cost[1] > cost[0] >= ad_backends.JACOBIAN_ROW[name] * rows[ht.sizes[0]], name
+    # forward mode and finite differences go by columns: ht's 26 inputs at every size
+    for name in ("forward", "finite"):
+        assert len({ad_backends.evaluations(name, p, a) for p, a in (small, large)}) == 1
+
+
 @pytest.mark.parametrize("name", sorted(profiles.PROFILES))
 def test_profiles_name_real_problems_and_sizes(name):
     profile = profiles.PROFILES[name]
