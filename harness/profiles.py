@@ -1,6 +1,6 @@
-"""Sweep sizes. ``default`` is what ``make bench`` runs (26 minutes on a 2-core machine,
-over its 15-minute aim: the README says where the time goes); ``full`` is the seeds'
-4..25 qubits and AD sizes; ``quick`` is the smoke run's; ``peers`` is every kernel and
+"""Sweep sizes. ``default`` is what ``make bench`` runs, the overview in 15 minutes on a
+2-core machine (the README says where the time goes); ``full`` is the seeds' 4..25 qubits
+and AD sizes and every eval; ``quick`` is the smoke run's; ``peers`` is every kernel and
 peer at the two sizes of the peer comparison (n = 12, 20), gates and circuits.
 
 State-vector keys: ``gate_qubits``, ``circuit_qubits``, ``thread_qubits``,
@@ -82,11 +82,12 @@ PROFILES = {
         # every timed combination samples for at most 0.15 s (the suites' own caps, 0.25 to
         # 0.6 s, are full's): a combination at 20 qubits spent most of its time sampling
         "sample_seconds": 0.15,
-        "gate_qubits": [4, 12, 20],  # 8, 16 and 22 left to full: 15 minutes in all
+        "gate_qubits": [12, 20],  # 4, 8, 16 and 22 left to full: 15 minutes in all
         "peer_gate_qubits": [20],  # [12, 20] measured 20+ min in all: see README
         "call_qubits": [4, 12],
-        # every backend at 12 and 20; peak memory of one circuit at 20
-        "circuits": DEFAULT_CIRCUITS,
+        # every backend at 12 and 20 on three circuits (the peers profile: six); peak
+        # memory of one circuit at 20
+        "circuits": ["lib:qv", "lib:qaoa", "mqt:vqe_su2"],
         "circuit_memory": ["lib:qv"],
         "circuit_qubits": [12, 20],
         "complex64_circuit_qubits": [20],
@@ -100,14 +101,14 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [20],
         "fusion_settings": [0, 4],
-        "thread_qubits": [20, 22],
+        "thread_qubits": [20],
         "peer_thread_qubits": [20],
         "complex64_qubits": [20],
         # 4, 8, 12, 14 measured 8.7 min here, a third of `make bench`, and 4, 8, 14 5.1
-        # min; 14 and up are in `full` and `peers`
-        "variational_qubits": [4, 10],
+        # min; 10 and up are in `full`, 14 and 20 in `peers`
+        "variational_qubits": [4, 8],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8},
-        "ad_sizes": {"ackley_loop": [16, 1600], "polynomial": [16]},
+        "ad_sizes": {"ackley_loop": [16, 1600], "ackley": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
         "ad_eval_sizes": 2,
@@ -119,11 +120,12 @@ PROFILES = {
         "ad_eval_skip": ["particle", "saddle"],
         "ad_eval_ratio_backends": ["reverse", "source"],
         "ad_eval_objectives": ["numpy"],
-        # the gate's instruction counts as history: every stride gate, H on every kernel,
-        # the circuit, the adjoint method, reverse and source mode (forward mode and
-        # finite differences at 10x10 take most of a full count's 2.4 minutes)
-        "gate_cases": ["gate/*/stride/*", "gate/H/*", "circuit/*",
-                       "variational/QCBM/adjoint/*", "ad/*/reverse/*", "ad/*/source/*"],
+        # the gate's instruction counts as history: H on every kernel, the circuits, the
+        # adjoint method, tr(A @ B) in reverse and source mode (every stride gate and the
+        # other AD problems took half of its 1.5 minutes; forward mode and finite
+        # differences at 10x10 take most of a full count's 2.4 minutes)
+        "gate_cases": ["gate/H/*", "circuit/*", "variational/QCBM/adjoint/*",
+                       "ad/trmul/reverse/*", "ad/trmul/source/*"],
     },
     "full": {
         "rounds": 2,

@@ -3,6 +3,7 @@ case), with the chunk forward mode picks by default marked on each line; the eva
 over manual, per eval and size."""
 
 from harness import ids, results
+from harness.ad import eval_tables
 from harness.ad.tables import default_chunks
 from kernels.ad.problems import PROBLEMS
 from reports._plot import grid, save
@@ -39,9 +40,12 @@ def chunk_figure(res, out):
 
 
 def eval_figure(res, out):
-    """gradbench's picture of an eval: one panel per eval, each backend's derivative time
-    over the hand-written one's against the eval's sizes (log scale; 1 = manual)."""
-    data = results.table(res, ids.EVAL_GRADIENT)
+    """gradbench's picture of an eval: one panel per eval (gradients, Jacobians, nested),
+    each backend's derivative time over the hand-written one's against the eval's sizes
+    (log scale; 1 = manual). A panel whose tools were all skipped says so."""
+    data = {}
+    for benchmark in (ids.EVAL_GRADIENT, ids.EVAL_JACOBIAN, ids.EVAL_NESTED):
+        data.update(eval_tables.optional(res, benchmark))
     evals = list(dict.fromkeys(name for (name, _), _ in data))
     fig, axes = grid(len(evals), width=5.0, height=3.8)
     for ax, name in zip(axes, evals):
@@ -54,9 +58,15 @@ def eval_figure(res, out):
                 ax.plot(*zip(*points), label=b, **plot_style(b))
         ax.axhline(1.0, color="grey", linewidth=1)
         ax.set_xticks(range(len(sizes)), [str(s) for s in sizes], fontsize="small")
-        ax.set(yscale="log", title=name, ylabel="time / manual")
+        ax.set(yscale="log", title=f"{name} ({PROBLEMS[name].output})",
+               ylabel="time / manual")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize="x-small", ncol=2)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize="x-small", ncol=2)
+        else:
+            ax.text(0.5, 0.5, "every tool but manual skipped\n(past the profile's limit: "
+                    "see the table)", transform=ax.transAxes, ha="center", va="center",
+                    fontsize="small", color="grey")
     return [("The evals: each backend's derivative time over the hand-written derivative's, "
              "per eval and size (log scale; the grey line is manual)",
              save(fig, out / "ad_evals.png"))]

@@ -30,7 +30,8 @@ def _by_case(data):
     return out
 
 
-def _optional(res, name):
+def optional(res, name):
+    """results.table of ``name``, empty for results without its suite."""
     try:
         return results.table(res, name)
     except KeyError:  # results without the suite
@@ -41,7 +42,7 @@ def eval_times(res):
     """Per (eval, size): each backend's minimum derivative time, then x manual and
     x f (the plain numpy objective's time), from the suite's separate benchmarks; the
     gradient evals, then the Jacobian evals (whose backends include the peers' jacfwd)."""
-    objective = {case: t for (case, b), t in _optional(res, ids.EVAL_OBJECTIVE).items()
+    objective = {case: t for (case, b), t in optional(res, ids.EVAL_OBJECTIVE).items()
                  if b == "numpy"}
 
     def cell(row, b):
@@ -53,7 +54,7 @@ def eval_times(res):
     parts = []
     for title, name in (("Gradients", ids.EVAL_GRADIENT), ("Jacobians", ids.EVAL_JACOBIAN),
                         ("Nested (the whole procedure)", ids.EVAL_NESTED)):
-        times = _by_case(_optional(res, name))
+        times = _by_case(optional(res, name))
         if times:
             rows = {case: {b: (t, row.get("manual"), objective.get(case))
                            for b, t in row.items()} for case, row in times.items()}
@@ -66,8 +67,8 @@ def eval_times(res):
 def eval_ratios(res):
     """Derivative / objective and derivative / manual, each pair sampled alternately in
     one process, for the backends the profile samples."""
-    vs_f = _by_case(_optional(res, ids.EVAL_VS_OBJECTIVE))
-    vs_m = _by_case(_optional(res, ids.EVAL_VS_MANUAL))
+    vs_f = _by_case(optional(res, ids.EVAL_VS_OBJECTIVE))
+    vs_m = _by_case(optional(res, ids.EVAL_VS_MANUAL))
     rows = {case: {b: (row.get(b), vs_m.get(case, {}).get(b)) for b in row}
             for case, row in vs_f.items()}
 
@@ -83,7 +84,7 @@ def eval_targets(res):
     gradbench's middle size of llsq, lse, gmm and ode (the full profile runs those sizes;
     the default one does not), neither slower than torch on any gradient eval run, and
     forward no slower than torch.func.jacfwd on any Jacobian eval run."""
-    vs_f = _optional(res, ids.EVAL_VS_OBJECTIVE)
+    vs_f = optional(res, ids.EVAL_VS_OBJECTIVE)
     rows = []
     for name in TARGET_EVALS:
         case = (name, middle_size(name))
@@ -92,7 +93,7 @@ def eval_targets(res):
                          MAX_VS_OBJECTIVE))
     for table, engines, peer in ((ids.EVAL_GRADIENT, ("reverse", "source"), "torch"),
                                  (ids.EVAL_JACOBIAN, ("forward",), "torch:jacfwd")):
-        times = _by_case(_optional(res, table))
+        times = _by_case(optional(res, table))
         for (name, size), row in times.items():
             for engine in engines:
                 if engine in row and peer in row:
