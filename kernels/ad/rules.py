@@ -208,15 +208,28 @@ def defpartials(fn, *partials, name=None):
             return partial(ans, x) * tangents[0]
     else:
         def jvp(tangents, ans, *args):
-            out = None
+            out, owned = None, False  # owned: out is an array made here, free to add into
             ndim = _ndim(ans)
             for t, partial in zip(tangents, partials):
                 if t is None or partial is None:  # a constant, or no derivative
                     continue
                 if t.ndim - 1 < ndim:
                     t = _lift(t, ndim)
-                term = partial(ans, *args) * t
-                out = term if out is None else out + term
+                d = partial(ans, *args)
+                # add's and subtract's constant partials: no pass of their own over the
+                # tangents (forward mode's Jacobian of ba: a third of its time). A tangent
+                # taken as it is may be shared: tangents are never written in place.
+                if type(d) is float and (d == 1.0 or d == -1.0 and out is not None):
+                    out = t if out is None else out + t if d == 1.0 else out - t
+                    owned = False
+                    continue
+                term = d * t
+                if out is None:
+                    out, owned = term, True
+                elif owned and out.shape == term.shape and out.dtype == term.dtype:
+                    out += term  # into the first term's fresh array: one allocation fewer
+                else:
+                    out, owned = out + term, True
             if out is None:
                 width = next(len(t) for t in tangents if t is not None)
                 return np.zeros((width,) + np.shape(ans))
