@@ -85,21 +85,23 @@ PROFILES = {
         "gate_qubits": [12, 20],  # 4, 8, 16 and 22 left to full: 15 minutes in all
         "peer_gate_qubits": [20],  # [12, 20] measured 20+ min in all: see README
         "call_qubits": [4, 12],
-        # every backend at 12 and 20 on three circuits (the peers profile: six); peak
-        # memory of one circuit at 20
-        "circuits": ["lib:qv", "lib:qaoa", "mqt:vqe_su2"],
+        # every backend at 12 and 20 on two circuits (the peers profile: six; a circuit
+        # at 20 costs each backend a validating run and a timed one, 1-10 s); peak memory
+        # of one circuit at 20
+        "circuits": ["lib:qv", "mqt:vqe_su2"],
         "circuit_memory": ["lib:qv"],
         "circuit_qubits": [12, 20],
-        "complex64_circuit_qubits": [20],
+        "complex64_circuit_qubits": [16],
         # the reference kernels take 3-50x the fastest's time per circuit; at 12 they
         # are placed, at 20 they would take minutes
-        "circuit_max_qubits": {"naive": 8, "subspace": 12, "loop": 12, "unrolled": 12},
+        "circuit_max_qubits": {"naive": 8, "subspace": 12, "loop": 12, "unrolled": 12,
+                               "cirq": 16},  # cirq: 10 s a run of qv at 20
         "circuit_max_work": 1e9,
-        # one circuit unfused and at 4 at one large size: qcbm and qv at 0, 2 and 4 took
-        # 5.1 minutes here, a fifth of `make bench` (the `fusion` profile: four circuits
-        # at 20-24, every setting)
+        # one circuit unfused and at 4 at 18 qubits: qcbm and qv at 0, 2 and 4 at 20 took
+        # 5.1 minutes here, a fifth of `make bench`, qcbm at 0 and 4 1.7 (the `fusion`
+        # profile: four circuits at 20-24, every setting)
         "fusion_circuits": ["lib:qcbm"],
-        "fusion_qubits": [20],
+        "fusion_qubits": [18],
         "fusion_settings": [0, 4],
         "thread_qubits": [20],
         "peer_thread_qubits": [20],

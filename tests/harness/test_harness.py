@@ -137,7 +137,7 @@ def test_complex64_suite_validates_and_times():
 def test_circuit_suite_skips_what_the_profile_leaves_out():
     from harness.benchmarks import statevector_circuits as suite
 
-    assert {"lib:qv", "lib:qaoa", "mqt:vqe_su2"} <= set(suite.Circuit.params[0])
+    assert {"lib:qv", "mqt:vqe_su2"} <= set(suite.Circuit.params[0])
     with pytest.raises(NotImplementedError, match="naive on circuits up to 8 qubits"):
         suite.Circuit().setup("lib:qft", 12, "naive")
     bench = suite.Circuit()
