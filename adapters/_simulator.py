@@ -12,12 +12,17 @@ becomes a RuntimeError naming the tool (:func:`tool_failed`).
 
 import ctypes
 import sys
+from dataclasses import replace
 
 import numpy as np
 
 from kernels.statevector._validate import check_gate, check_instruction, matrix_for, state_qubits
+from kernels.statevector.backend import NO_LIMIT, Backend, FusionFacts
 from kernels.statevector.circuits import Instruction
-from kernels.statevector.states import PRECISIONS as DTYPES  # the one precision map
+from kernels.statevector.settings import PRECISIONS
+
+#: precision name -> amplitude dtype
+DTYPES = {name: p.dtype for name, p in PRECISIONS.items()}
 
 from ._guard import tool_version
 
@@ -283,3 +288,80 @@ def built(program, owner, n, *key):
         return program.get(n, *key)
     raise ValueError(f"program must be made by the {owner} adapter's gate() or circuit(), "
                      f"got {type(program).__name__}")
+
+
+# --- the adapter as a backend (kernels.statevector.backend) ---------------------------
+
+class AdapterRunner:
+    """A simulator adapter module run as a backend in one precision, with one fusion
+    setting (its default, or one it declares in ``FUSION``)."""
+
+    def __init__(self, module, precision, fusion):
+        self.module, self.precision, self.dtype = module, precision, precision.dtype
+        self.fusion = fusion.k if fusion.k in getattr(module, "FUSION", ()) else None
+        self.last_program, self.info = None, {}
+        if hasattr(module, "set_threads"):
+            self.set_threads = module.set_threads
+
+    def load(self, vec):
+        state = self.module.from_numpy(vec.astype(self.dtype))
+        # a tool whose state carries settings of the program (Aer's fusion) is made ready
+        # for the last program here, outside the timed runs
+        if self.last_program is not None and hasattr(self.module, "bind"):
+            self.module.bind(state, self.last_program)
+        return state
+
+    def program(self, instructions, n):
+        if self.fusion is not None:  # a setting is a circuit's, even of one gate
+            program = self.module.circuit(instructions, n, fusion=self.fusion)
+        elif len(instructions) == 1:
+            program = self.module.gate(instructions[0])
+        else:
+            program = self.module.circuit(instructions, n)
+        self.last_program = program
+        return program
+
+    def run(self, state, program):
+        self.module.run(state, program)
+
+    def sync(self):
+        self.module.sync()
+
+    def result(self, state):
+        return self.module.to_numpy(state)
+
+
+def declare(module, *, package=None, fusion_default=0, role="peer", device="cpu",
+            max_qubits=NO_LIMIT, max_qubits_reason="", baseline=None):
+    """The :class:`Backend` of the adapter ``module`` (a module or its name), from its
+    module interface (``NAME``, ``PRECISIONS``, ``FUSION``, ``SETTINGS``,
+    ``set_threads``) and the facts given here: the distribution whose version it
+    reports (``package``, default the tool's import name), the fusion it runs at its
+    default (0 off, k, None a rule of the tool's own, which ``SETTINGS["fusion"]``
+    describes), the largest state it takes, and ``baseline`` where tables draw the
+    others against it (kernels.statevector.backend.BASELINES). An adapter calls it last, as
+    ``BACKEND = _simulator.declare(__name__, ...)``."""
+    module = sys.modules[module] if isinstance(module, str) else module
+    settings = dict(getattr(module, "SETTINGS", {}) or {})
+    rule = str(settings.pop("fusion", "not declared"))
+    settings.pop("threads", None)  # the thread count is a setting of its own
+    return Backend(
+        name=module.NAME, role=role,
+        precisions=tuple(getattr(module, "PRECISIONS", (getattr(module, "PRECISION",
+                                                                 "complex128"),))),
+        runner=lambda precision, fusion: AdapterRunner(module, precision, fusion),
+        fusion=FusionFacts(tuple(getattr(module, "FUSION", ())), fusion_default, rule),
+        device=device, threads="own" if hasattr(module, "set_threads") else "serial",
+        max_qubits=max_qubits, max_qubits_reason=max_qubits_reason,
+        package=package or module.NAME, describe={k: str(v) for k, v in settings.items()},
+        baseline=baseline, module=module,
+        available=lambda: (bool(module.AVAILABLE), str(module.REASON)))
+
+
+def legacy_declaration(module, role):
+    """The :class:`Backend` of a plugin written before backends declared themselves (no
+    ``BACKEND``): what its module interface says, its fusion default "not declared"
+    (``declare`` states it)."""
+    backend = declare(module, role=role, package=getattr(module, "PACKAGE", None),
+                      fusion_default=None)
+    return replace(backend, fusion=replace(backend.fusion, declared=False))

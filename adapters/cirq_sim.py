@@ -86,3 +86,6 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
+
+
+BACKEND = _simulator.declare(__name__, package="cirq-core")

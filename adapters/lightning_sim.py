@@ -155,3 +155,6 @@ def _translation():
 # the adjoint method runs this adapter's gates: its _operation, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, operation=_operation)
+
+
+BACKEND = _simulator.declare(__name__, package="pennylane-lightning")

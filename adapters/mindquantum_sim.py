@@ -204,3 +204,6 @@ def _translation():
 # the gradient module builds its circuit from this adapter's _gates, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, gates=_gates)
+
+
+BACKEND = _simulator.declare(__name__, package="mindquantum")

@@ -280,3 +280,7 @@ def _translation():
 
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, _METHODS, _translation)
+
+
+#: Aer's default fusion is a rule of its own (on from 15 qubits, see SETTINGS).
+BACKEND = _simulator.declare(__name__, package="qiskit-aer", fusion_default=None)

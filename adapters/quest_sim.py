@@ -213,3 +213,6 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
+
+
+BACKEND = _simulator.declare(__name__, package="pyquest-develop")

@@ -249,3 +249,7 @@ def _translation():
 # the gradient module builds its fixed gates with this adapter's _gate, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, gate=_gate)
+
+
+#: qulacs is the peer every other backend is drawn relative to: the seeds' comparison.
+BACKEND = _simulator.declare(__name__, package="qulacs", baseline="peer")

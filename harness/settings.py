@@ -20,20 +20,12 @@ import importlib.metadata
 import json
 from pathlib import Path
 
+from harness import registry
+from kernels.statevector.settings import fusion as as_fusion
+from kernels.statevector.settings import precision as as_precision
+
 #: the settings two results must share to be ranked in one column
-LIKE_KEYS = ("precision", "threads", "fusion")
-#: what a kernel of ours does about fusion: one pass over the state per gate
-KERNEL_FUSION = "off (one pass per gate)"
-UNDECLARED = "not declared"
-
-
-def fusion_state(text):
-    """"off", "on" or "not declared", from an adapter's SETTINGS["fusion"] sentence,
-    which starts with "off" or "none" when the tool does not fuse."""
-    words = str(text).strip().lower()
-    if words.startswith(("off", "none")):
-        return "off"
-    return UNDECLARED if words.startswith(UNDECLARED) else "on"
+LIKE_KEYS = ("precision", "threads", "fusion", "cache")
 
 
 def short_hash(settings):
@@ -49,54 +41,28 @@ def _package_version(dist):
         return "unknown"
 
 
-def fusion_setting(k):
-    """The ``fusion`` value of an explicit setting: "off" for 0, else the widest gate."""
-    return "off" if k == 0 else f"up to {k} qubits"
-
-
-def of(backend, precision="complex128", threads=1, what="circuit", fusion=None):
-    """The settings of ``backend`` (a name of harness.statevector.backends) running
-    ``what`` ("circuit" or "gate") in ``precision`` on ``threads`` threads with
-    ``fusion`` (a declared setting; None: the backend's default)."""
-    from harness.statevector import backends
-    from kernels.statevector import KERNELS
-    if backend == "fused":
-        from kernels.statevector import fused
-        k = fused.DEFAULT_MAX_QUBITS if fusion is None else fusion
-        settings = {
-            "backend": backend, "precision": precision, "threads": int(threads),
-            "fusion": fusion_setting(k),
-            "fusion_detail": f"kernels.statevector.fusion.fuse(max_qubits={k}), cache-"
-                             f"blocked stages of 2**{fused.block_qubits(precision)} "
-                             f"amplitudes, {fused.isa()}",
-            "version": f"qsim-ad-bench {_package_version('qsim-ad-bench')}, "
-                       f"numba {_package_version('numba')}",
-            "driven": "kernels.statevector.fused.compile, once; one call per circuit",
-        }
-    elif backend in KERNELS:
-        settings = {
-            "backend": backend, "precision": precision, "threads": int(threads),
-            "fusion": "off", "fusion_detail": KERNEL_FUSION,
-            "version": f"qsim-ad-bench {_package_version('qsim-ad-bench')}, "
-                       f"numba {_package_version('numba')}",
-            "driven": "prepared gates (kernels.statevector.prepared), one kernel call "
-                      "per gate",
-        }
-    else:
-        module = backends.adapter_module(backend)
-        declared = dict(getattr(module, "SETTINGS", {}) or {})
-        detail = str(declared.pop("fusion", UNDECLARED))
-        declared.pop("threads", None)
-        settings = {
-            "backend": backend, "precision": precision, "threads": int(threads),
-            # one gate is one pass whatever the tool would do with a circuit
-            "fusion": "off" if what == "gate" else (
-                fusion_state(detail) if fusion is None else fusion_setting(fusion)),
-            "fusion_detail": detail if fusion is None else f"setting {fusion} ({detail})",
-            "version": str(getattr(module, "REASON", "")),
-            "driven": {k: str(v) for k, v in declared.items()},
-        }
-    return with_hashes(settings)
+def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
+       cache="warm"):
+    """The settings of ``backend`` (a name :func:`harness.registry.simulator` takes, or a
+    declaration) running ``what`` ("circuit" or "gate") in ``precision`` on ``threads``
+    threads with ``fusion`` (a Fusion or what ``settings.fusion`` parses; None: the
+    backend's default), its state ``cache`` "warm" (each call after another on the same
+    state: asv's sweep) or "cold" (caches flushed first). Two settings of one backend
+    that run alike are equal: its default and the declared setting it stands for have
+    one hash."""
+    b = registry.simulator(backend) if isinstance(backend, str) else backend
+    setting = as_fusion(fusion)
+    version = f"{b.package} {_package_version(b.package)}"
+    if b.own:  # our kernels are numba code: its version is part of theirs
+        version += f", numba {_package_version('numba')}"
+    gate = what == "gate" and b.one_gate  # one gate is one pass, whatever a tool fuses
+    return with_hashes({
+        "backend": b.name, "precision": as_precision(precision).name,
+        "threads": int(threads), "fusion": "off" if gate else b.fusion_label(setting),
+        "cache": cache,
+        "fusion_detail": "one gate: one pass" if gate else b.fusion.rule,
+        "version": version, "driven": dict(b.describe),
+    })
 
 
 def with_hashes(settings):
@@ -116,13 +82,12 @@ def for_params(benchmark, params):
     suite = benchmark.split(".")[0]
     precision = params.get("precision") or (
         "complex64" if "Complex64" in benchmark else "complex128")
-    from harness.statevector import backends
     fusion = params.get("fusion")
-    if fusion is not None:  # statevector_fusion: the setting timed
-        fusion = int(fusion)
-    elif suite == "statevector_circuits":  # unfused wherever the tool allows it
-        fusion = backends.unfused(backend)
     try:
+        if fusion is not None:  # statevector_fusion: the setting timed
+            fusion = int(fusion)
+        elif suite == "statevector_circuits":  # unfused wherever the tool allows it
+            fusion = registry.simulator(backend).unfused()
         return of(backend, precision, int(params.get("threads", 1)),
                   "gate" if suite in ("statevector_gates", "statevector_threads") else
                   "circuit", fusion)

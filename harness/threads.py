@@ -2,6 +2,7 @@
 like for like: numba's thread pool, OpenMP (qulacs), and the BLAS behind numpy."""
 
 import os
+from contextlib import contextmanager
 
 #: Environment variables read by the native libraries when they load; set before they load.
 # RAYON_NUM_THREADS: qiskit's Rust core (transpiler, sparse Pauli operators) runs on rayon
@@ -34,3 +35,16 @@ def set_threads(threads):
     # (qulacs ships its own libgomp); keep the object so the limit is not garbage.
     _limits = threadpool_limits(limits=threads)
     return threads
+
+
+@contextmanager
+def all_cores():
+    """numba on every core for the duration (the reference, which is not timed), then
+    back to the count it had."""
+    import numba
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(max_threads(), numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)

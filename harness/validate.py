@@ -16,6 +16,7 @@ from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
 from harness.timing import best_seconds
+from kernels.statevector.settings import PRECISIONS
 from kernels.statevector.states import random_state
 
 
@@ -94,20 +95,19 @@ def validate_all(qubits):
 def validate_statevector(qubits):
     """One table per precision (complex128, then complex64); the number wrong."""
     wrong = 0
-    for precision in backends.PRECISIONS:
+    for precision in PRECISIONS.values():
         print(f"{precision}:")
         wrong += _validate_precision(qubits, precision)
     return wrong
 
 
 def _validate_precision(qubits, precision):
-    names = backends.names()
+    names = backends.names(precision)
     print(f"{'case':<12} {'n':>3}  " + " ".join(f"{b:>11}" for b in names))
     wrong = 0
     reasons = {}
-    dtype = backends.PRECISIONS[precision]
     for n in qubits:
-        vec = random_state(n, np.random.default_rng(n)).astype(dtype)
+        vec = random_state(n, np.random.default_rng(n)).astype(precision.dtype)
         for case, instructions in cases(n):
             expected = validate.reference(vec.astype(np.complex128), instructions)
             row = []

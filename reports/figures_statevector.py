@@ -7,13 +7,13 @@ returns [(caption, png file name)]."""
 import numpy as np
 from matplotlib.colors import LogNorm
 
-from harness import ids, results
-from harness.statevector import backends, tables
+from harness import ids, registry, results
+from harness.statevector import tables
 from harness.statevector.tables import effective_gbs
 from reports._plot import grid, save
 from reports.palette import colour, plot_style
 
-PEER = backends.BASELINE
+PEER = registry.baseline("peer").name
 #: the thread figure's line style per n, in the order the sizes appear
 LINES = ("-", "--", ":", "-.")
 #: the heatmap's colour scale reaches its darkest at this many times the fastest, or at the

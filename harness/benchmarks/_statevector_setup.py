@@ -8,7 +8,7 @@ threads.pin_env(1)  # before numpy, numba and the simulators start their thread 
 
 import numpy as np  # noqa: E402
 
-from harness import profiles  # noqa: E402
+from harness import profiles, registry  # noqa: E402
 from harness.statevector import backends, validate  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
@@ -23,12 +23,14 @@ SEED = 20191231
 
 #: Backends the circuit suites compare: every kernel, the fused backend, then every
 #: simulator adapter and plugin.
-BACKENDS = backends.names()
-#: Backends the gate suites compare: one gate is one pass, so not the fused backend.
-GATE_BACKENDS = [n for n in BACKENDS if n not in backends.CIRCUIT_BACKENDS]
-#: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline, which is
-#: timed at the kernels' sizes.
-PEERS = [name for name in backends.peer_names() if name != backends.BASELINE]
+BACKENDS = registry.names()
+#: Backends the gate suites compare: those with the one-gate signature (one gate is one
+#: pass, so not the fused backend).
+GATE_BACKENDS = registry.names(one_gate=True)
+#: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline peer, which
+#: is timed at the kernels' sizes.
+PEERS = [b.name for b in registry.simulators().values()
+         if not b.own and b.baseline != "peer"]
 
 
 def qubits(key):
@@ -57,24 +59,24 @@ def validated(backend_name, n, instructions, n_threads=1, what="", precision="co
     threads.set_threads(n_threads)
     backend = backends.get(backend_name, precision, fusion)
     backend.require()
-    backends.set_threads(backend, n_threads)
+    backend.set_threads(n_threads)
     vec = random_state(n, np.random.default_rng(SEED + n))
     program = validate.validated_program(backend, vec, instructions, what=what)
     return backend, program, backend.load(vec)
 
 
 def thread_backends():
-    """The threaded kernel and every peer that can set its thread count, after the serial
-    stride kernel as the one-thread baseline."""
-    peers = [m.NAME for m in backends.simulator_adapters() if hasattr(m, "set_threads")]
-    return ["stride", "threaded", *peers]
+    """Every one-gate backend with a thread control (numba's, or the tool's own), after
+    our unfused kernel as the one-thread baseline."""
+    unfused = registry.baseline("unfused")
+    return [unfused.name, *(b.name for b in registry.simulators().values()
+                            if b.one_gate and b.threads in ("numba", "own"))]
 
 
 def complex64_backends(gates=False):
     """The kernels and peers that declare complex64 (``gates``: those the gate suites
     time)."""
-    return [n for n in backends.names("complex64")
-            if not (gates and n in backends.CIRCUIT_BACKENDS)]
+    return registry.names("complex64", one_gate=True if gates else None)
 
 
 

@@ -15,19 +15,19 @@ server, and a fork does not carry a running pool safely.
 
 import numpy as np
 
-from kernels.statevector import KERNELS, gates
+from kernels import variational
+from kernels.statevector import gates
+from kernels.statevector.compiled import stride
 
 
 def numba():
     """Load one cached kernel (numba's registries come with the first load)."""
     state = np.zeros(2, dtype=np.complex128)
     state[0] = 1.0
-    KERNELS["stride"](state, gates.H, (0,))
+    stride.apply(state, gates.H, (0,))
 
 
 def adjoint():
     """Compile the adjoint sweep's step (and load numba, as :func:`numba` does)."""
-    from kernels import variational
-
     p = variational.qcbm_energy(2, 1, np.random.default_rng(0))
-    variational.GRADIENTS["adjoint"](p, p.theta0)
+    variational.adjoint.gradient(p, p.theta0)

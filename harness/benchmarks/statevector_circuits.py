@@ -14,8 +14,8 @@ from ._once import setup_once
 
 from functools import cache
 
-from harness import profiles
-from harness.statevector import backends
+from harness import profiles, registry
+from harness.circuit import sources
 
 CIRCUITS = profiles.circuit_names(PROFILE)
 MEMORY_CIRCUITS = profiles.circuit_names(PROFILE, "circuit_memory")
@@ -26,7 +26,6 @@ QUBITS = PROFILE["circuit_qubits"]
 def build(circuit, n):
     """The instructions of ``circuit`` at n qubits; NotImplementedError (asv's skip) with
     the reason where the source refuses that size."""
-    from harness.circuit import sources
     try:
         return sources.load(circuit, n).instructions
     except sources.SourceError as exc:
@@ -68,7 +67,7 @@ class _CircuitCase(Suite):
         # unfused: the kernel comparison, one pass per gate wherever a tool allows it
         # (statevector_fusion times the settings)
         self.load(backend, n, instructions, what=f"{circuit} n={n}",
-                     precision=self.precision, fusion=backends.unfused(backend))
+                  precision=self.precision, fusion=registry.simulator(backend).unfused())
 
 
 class Circuit(_CircuitCase):

@@ -13,20 +13,24 @@ size and settings 0, 2, 4; the ``fusion`` profile 20, 22 and 24; ``full`` 26 too
 from ._statevector_setup import PROFILE, Suite
 from ._once import setup_once
 
-from harness.statevector import backends
+from harness import registry
+from kernels.statevector import fused
+from kernels.statevector.settings import PRECISIONS
 
 from .statevector_circuits import check_case
 
 CIRCUITS = PROFILE.get("fusion_circuits", [])
 QUBITS = PROFILE.get("fusion_qubits", [])
-FUSING = backends.fusing()
-#: The fusing backends, our best one-thread kernel (stride) and every other peer, which
-#: run their one mode (one pass per gate) as setting 0: the ratio tables' baselines.
-BACKENDS = ["stride", *FUSING, *(n for n in backends.peer_names() if n not in FUSING)]
+DECLARED = registry.simulators()
+FUSING = registry.fusing()
+#: The fusing backends, our unfused kernel and every other peer, which run their one mode
+#: (one pass per gate) as setting 0: the ratio tables' baselines.
+BACKENDS = [registry.baseline("unfused").name, *FUSING,
+            *(b.name for b in DECLARED.values() if not b.own and b.name not in FUSING)]
 #: Every setting any fusing backend declares (or the profile's ``fusion_settings``); a
 #: backend is skipped at the settings it does not declare.
 SETTINGS = PROFILE.get("fusion_settings") or sorted(
-    {k for name in FUSING for k in backends.fusion_settings(name)})
+    {k for name in FUSING for k in DECLARED[name].fusion.settings})
 
 
 class _FusionCase(Suite):
@@ -39,14 +43,17 @@ class _FusionCase(Suite):
 
     @setup_once
     def setup(self, circuit, n, backend, fusion):
-        declared = backends.fusion_settings(backend)
-        if fusion not in (declared or (0,)):
-            raise NotImplementedError(f"{backend} declares fusion {list(declared) or 'none'}")
-        if self.precision not in backends.precisions(backend):
-            raise NotImplementedError(f"{backend} runs {backends.precisions(backend)}")
+        declared = registry.simulator(backend)
+        if fusion not in (declared.fusion.settings or (0,)):  # 0: a backend that never fuses
+            raise NotImplementedError(f"{backend} declares fusion "
+                                      f"{list(declared.fusion.settings) or 'none'}")
+        if not declared.runs(self.precision):
+            raise NotImplementedError(f"{backend} runs "
+                                      f"{', '.join(map(str, declared.precisions))}")
         instructions = check_case(circuit, n, backend)
         self.load(backend, n, instructions, what=f"{circuit} n={n} fusion={fusion}",
-                     precision=self.precision, fusion=fusion if declared else None)
+                  precision=self.precision,
+                  fusion=fusion if declared.fusion.settings else None)
 
 
 class FusedCircuit(_FusionCase):
@@ -66,17 +73,16 @@ class FusedPasses:
     (its stages and its gates too wide for a stage), so that the report can count the
     bytes a fused circuit really moves: its effective bandwidth."""
 
-    params = (CIRCUITS, QUBITS, [k for k in SETTINGS if k in backends.fusion_settings("fused")],
-              list(backends.precisions("fused")))
+    params = (CIRCUITS, QUBITS, [k for k in SETTINGS if k in fused.BACKEND.fusion.settings],
+              [p.name for p in fused.BACKEND.precisions])
     param_names = ["circuit", "n", "fusion", "precision"]
     unit = "passes"
     timeout = 300
 
     @setup_once
     def setup(self, circuit, n, fusion, precision):
-        from kernels.statevector import fused
-        instructions = check_case(circuit, n, "fused")
-        self.info = fused.compile(instructions, n, backends.PRECISIONS[precision],
+        instructions = check_case(circuit, n, fused.BACKEND.name)
+        self.info = fused.compile(instructions, n, PRECISIONS[precision].dtype,
                                   max_qubits=fusion).info
 
     def track_passes(self, circuit, n, fusion, precision):

@@ -6,7 +6,7 @@ from ._statevector_setup import PROFILE, Suite, check_size, thread_backends
 from ._once import setup_once
 from .statevector_gates import GATES
 
-from harness import profiles
+from harness import profiles, registry
 from harness.threads import max_threads
 
 
@@ -21,8 +21,8 @@ class GateThreads(Suite):
 
     @setup_once
     def setup(self, gate, n, backend, threads):
-        if backend == "stride" and threads > 1:
-            raise NotImplementedError("stride is serial; it is the one-thread baseline")
+        if threads > 1 and registry.simulator(backend).threads == "serial":
+            raise NotImplementedError(f"{backend} is serial; it is the one-thread baseline")
         check_size("thread_qubits", n, backend)
         self.load(backend, n, [GATES[gate]], n_threads=threads, what=f"{gate} n={n}")
 

@@ -1,10 +1,17 @@
-"""``python -m harness circuit SOURCE``: one circuit through every backend, each
-validated against the reference and then timed, interleaved, in this one process.
+"""``python -m harness circuit SOURCE``: one circuit through every backend, each validated
+against the reference and then timed, interleaved, in this one process.
 
-Exit 0: every backend that ran agrees with the reference; 1: one returned a wrong
-state; 2: bad input (an unreadable file, a parse error with its line, an operation that
-is not unitary with its line, too many qubits for memory, an unknown backend), the reason
-on stderr. The circuit starts from |0...0>, as the field's benchmarks run it.
+Exit 0: every backend that ran agrees with the reference; 1: one returned a wrong state
+(or the reference and its cross-check disagree); 2: bad input (an unreadable file, a parse
+error with its line, an operation that is not unitary with its line, too many qubits for
+memory, an unknown backend or setting), the reason on stderr. The circuit starts from
+|0...0>, as the field's benchmarks run it.
+
+Every row carries its spread (``interval``: the samples' minimum to their median, from
+this run); a row whose interval overlaps the fastest's is a tie, and the table says so.
+Rounds go on until the fastest two are told apart, or the time budget or ``--rounds``
+ends them; the output says which. A backend is named once per setting it runs: its
+default under its name, any other declared setting as ``NAME@K``.
 """
 
 import json
@@ -14,104 +21,134 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import ranking, registry
 from harness import settings as settings_mod
 from harness import threads as threads_mod
 from harness.circuit import sources
 from harness.errors import Unavailable
-from harness.timing import format_seconds, interleaved_samples
+from harness.statevector import backends, levels
+from harness.statevector import validate as sv_validate
+from harness.timing import format_seconds
+from kernels.statevector import states
+from kernels.statevector.settings import Fusion
+from kernels.statevector.settings import fusion as as_fusion
+from kernels.statevector.settings import precision as as_precision
 
-#: Time each backend gets for its samples, judged from its validation run; it gets at
-#: least one sample and at most ``--rounds``.
+#: Most seconds of timed calls each backend gets, judged from its first call; it gets at
+#: least one sample.
 SECONDS_PER_BACKEND = 2.0
+#: Rounds before the fastest two may be called settled.
+MIN_ROUNDS = 3
 STATUSES = ("ok", "wrong", "skipped", "refused")
+#: The cache regimes a run can be timed in (a setting of every row):
+#: - warm: each timed call follows an untimed call of the same backend on the same state,
+#:   so the state is as hot as the caches let it be (what asv's sweep does);
+#: - cold: the caches are flushed before each timed call, so it starts from memory.
+CACHE_REGIMES = ("warm", "cold")
 
 
 class BadInput(Exception):
     """Exit 2, with this message on stderr."""
 
 
-def _backend_names(spec):
-    from harness.statevector import backends
-    known = backends.names()
+def _declarations(spec):
+    """The backends asked for (``--backends``; default every one that is not a reference,
+    which validates the others), in registry order and each once."""
+    known = registry.simulators()
     if not spec:
-        return known
+        return [b for b in known.values() if b.role != "reference"]
     names = [s.strip() for s in spec.split(",") if s.strip()]
-    unknown = [n for n in names if backends.canonical(n) is None]
+    found, unknown = [], []
+    for name in names:
+        try:
+            found.append(registry.simulator(name))
+        except ValueError:
+            unknown.append(name)
     if unknown or not names:
         raise BadInput(f"unknown backend(s) {', '.join(unknown) or '(none given)'}; "
                        f"known: {', '.join(known)}")
-    return list(dict.fromkeys(backends.canonical(n) for n in names))
+    return list({b.name: b for b in found}.values())
 
 
-def _check_memory(n, names):
-    """MemoryError before anything is allocated when the circuit cannot run here; True
-    when every backend's state fits at once (else each sample reloads its state)."""
-    from kernels.statevector import states
+def variants(declared, fusion, precision=None):
+    """[(row name, backend, Fusion)] for ``--fusion``: "default" (each backend's own),
+    "off" (one pass per gate wherever a backend allows it), an integer k (k wherever
+    declared, the default elsewhere) or "all" (each backend at every setting it runs).
+    A backend is named once per distinct setting: at its default under its name, at
+    another setting as ``name@k``. A backend that cannot run here, or not in
+    ``precision``, is one row, which says why."""
+    def runs(b):
+        return b.available()[0] and (precision is None or b.runs(precision))
+    if fusion == "all":
+        asked = [(b, s) for b in declared
+                 for s in (Fusion(None), *(Fusion(k) for k in b.fusion.settings
+                                            if runs(b)))]
+    elif fusion == "off":
+        asked = [(b, b.unfused()) for b in declared]
+    else:
+        try:
+            setting = as_fusion(fusion)
+        except ValueError as exc:
+            raise BadInput(f"--fusion must be default, off, all or a number of qubits: "
+                           f"{exc}") from None
+        if not setting.is_default and not any(setting.k in b.fusion.settings
+                                              for b in declared):
+            raise BadInput(f"--fusion {setting}: no backend here declares it")
+        asked = [(b, setting if setting.k in b.fusion.settings else Fusion(None))
+                 for b in declared]
+    out, seen = [], set()
+    for b, setting in asked:
+        k = b.resolve(setting)
+        if (b.name, k) in seen:  # its default and the setting it stands for: one row
+            continue
+        seen.add((b.name, k))
+        name = b.name if k == b.resolve(Fusion(None)) else f"{b.name}@{k}"
+        out.append((name, b, setting))
+    return out
+
+
+def _check_memory(n, count):
+    """BadInput before anything is allocated when the circuit cannot run here; True when
+    ``count`` backends' states fit at once (else each sample loads its own)."""
     try:
         states.check_fits(n, np.complex128, copies=4)  # start, reference, its work, one
     except MemoryError as exc:
         raise BadInput(f"too many qubits for memory: {exc}") from None
     try:
-        states.check_fits(n, np.complex128, copies=len(names) + 4)
+        states.check_fits(n, np.complex128, copies=count + 4)
         return True
     except MemoryError:
         return False
 
 
-def _variants(names, fusion):
-    """[(row name, backend name, fusion setting)] for ``--fusion``: "default" (each
-    backend's own), "off" (one pass per gate wherever a backend allows it), an integer k
-    (k wherever declared, the default elsewhere) or "all" (every backend unfused, and
-    each fusing backend at each of its settings, as rows ``name@k``)."""
-    from harness.statevector import backends
-    if fusion == "default":
-        return [(n, n, None) for n in names]
-    if fusion in ("off", "all"):
-        out = [(n, n, backends.unfused(n)) for n in names]
-        if fusion == "all":
-            out += [(f"{n}@{k}", n, k) for n in names for k in _declared(n) if k]
-        return out
-    try:
-        k = int(fusion)
-    except ValueError:
-        raise BadInput(f"--fusion must be default, off, all or a number of qubits, got "
-                       f"{fusion!r}") from None
-    if not any(k in _declared(n) for n in names):
-        raise BadInput(f"--fusion {k}: no backend here declares it")
-    return [(n, n, k if k in _declared(n) else None) for n in names]
+def _row(backend, precision, n_threads, setting, cache):
+    return {"status": "ok", "reason": "", "seconds": None, "interval": None, "samples": 0,
+            "max_error": None,
+            "settings": settings_mod.of(backend, precision, n_threads, fusion=setting,
+                                        cache=cache)}
 
 
-def _declared(name):
-    from harness.statevector import backends
-    try:
-        return backends.fusion_settings(name)
-    except ValueError:
-        return ()
-
-
-def _prepare(name, precision, n_threads, vec, instructions, expected, fusion=None):
-    """(result row, backend, program) for one backend at one fusion setting; backend and
+def _prepare(backend, precision, n_threads, vec, instructions, expected, setting, cache):
+    """(result row, runner, program) for one backend at one fusion setting; runner and
     program None unless its result agreed with the reference."""
-    from harness.statevector import backends, validate
-    row = {"status": "ok", "reason": "", "seconds": None, "max_error": None,
-           "settings": settings_mod.of(name, precision, n_threads, fusion=fusion)}
+    row = _row(backend, precision, n_threads, setting, cache)
+    n = vec.shape[0].bit_length() - 1
+    if n > backend.circuit_max_qubits:
+        reason = backend.max_qubits_reason or "its declared limit"
+        return ({**row, "status": "refused", "reason": f"{backend.name} runs circuits up to "
+                 f"{backend.circuit_max_qubits} qubits ({reason})"}, None, None)
     try:
-        backend = backends.get(name, precision, fusion)
-        backend.require()
-        backends.set_threads(backend, n_threads)
+        runner = backends.get(backend.name, precision, setting)
+        runner.require()
+        runner.set_threads(n_threads)
     except (Unavailable, NotImplementedError) as exc:
         return {**row, "status": "skipped", "reason": str(exc)}, None, None
-    n = vec.shape[0].bit_length() - 1
-    if name == "naive" and n > validate.DENSE_REFERENCE_QUBITS:
-        # it rebuilds a 2**n x 2**n operator for every gate: minutes per circuit
-        return ({**row, "status": "refused", "reason": f"naive (the dense oracle) runs "
-                 f"circuits up to {validate.DENSE_REFERENCE_QUBITS} qubits here"}, None, None)
     try:
-        program = backend.program(instructions, n)
-        state = backend.load(vec)
-        backend.run(state, program)  # also compiles and warms up JIT code
-        backend.sync()
-        got = np.asarray(backend.result(state))
+        program = runner.program(instructions, n)
+        state = runner.load(vec)
+        runner.run(state, program)  # also compiles and warms up JIT code
+        runner.sync()
+        got = np.asarray(runner.result(state))
     except NotImplementedError as exc:
         return {**row, "status": "refused", "reason": str(exc)}, None, None
     except Exception as exc:  # a backend's failure must not stop the others
@@ -119,121 +156,160 @@ def _prepare(name, precision, n_threads, vec, instructions, expected, fusion=Non
                 None, None)
     if got.shape != expected.shape:
         return ({**row, "status": "wrong",
-                 "reason": f"result shape {got.shape}, expected {expected.shape}"},
-                None, None)
+                 "reason": f"result shape {got.shape}, expected {expected.shape}"}, None, None)
     err = float(np.max(np.abs(got - expected)))
-    if not err <= validate.ATOL[precision]:  # NaN too
+    if not err <= precision.atol:  # NaN too
         return ({**row, "status": "wrong", "max_error": err if np.isfinite(err) else None,
-                 "reason": f"max amplitude error {err:.3g} > {validate.ATOL[precision]:g}"},
-                None, None)
+                 "reason": f"max amplitude error {err:.3g} > {precision.atol:g}"}, None, None)
     row["max_error"] = err
-    return row, backend, program
+    if runner.info:  # what the program did (the fused backend: gates, stages, passes)
+        row["program"] = dict(runner.info)
+    return row, runner, program
 
 
-def _time(prepared, vec, rounds, hold):
-    """{name: [seconds]} of the validated backends, interleaved."""
-    calls = {}
-    for name, (backend, program) in prepared.items():
-        if hold:  # each backend's state made once, outside the timed calls
-            state = backend.load(vec)
+class _Flush:
+    """Evicts the caches before a cold call: writes a buffer twice the last-level cache."""
 
-            def call(backend=backend, program=program, state=state):
-                backend.run(state, program)
-                backend.sync()
-        else:  # not every state fits at once: each sample loads its own (untimed)
-            def call(backend=backend, program=program):
-                return backend, program
-        calls[name] = call
-    if hold:
-        # a first round of one call each (warm: the validation run compiled) sets how many
-        # samples each backend gets
-        first = interleaved_samples(calls, dict.fromkeys(calls, 1))
-        counts = {name: _count(first[name][0], rounds) for name in calls}
-        more = interleaved_samples(calls, {name: counts[name] - 1 for name in calls})
-        return {name: first[name] + more[name] for name in calls}
-    out = {}
-    for name, call in calls.items():  # one state at a time, the backends in turn
-        backend, program = call()
-        out[name] = []
-        while len(out[name]) < (_count(out[name][0], rounds) if out[name] else 1):
-            state = backend.load(vec)
+    def __init__(self):
+        self.buffer = np.empty(2 * levels.capacities()["L3"], dtype=np.uint8)
+
+    def __call__(self):
+        self.buffer.fill(1)
+
+
+def _time(prepared, vec, hold, cache, max_rounds, budget):
+    """({name: [seconds]}, rounds run, settled): the validated backends timed one call at
+    a time in rounds, the order rotated each round, until the fastest two are told apart
+    (after :data:`MIN_ROUNDS`), every backend has its share of samples, ``max_rounds``
+    rounds or ``budget`` seconds."""
+    flush = _Flush() if cache == "cold" else None
+    held = {name: runner.load(vec) for name, (runner, _) in prepared.items()} if hold else {}
+    samples = {name: [] for name in prepared}
+    wanted = dict.fromkeys(prepared, max_rounds)  # until the first call says otherwise
+    names, start, rounds, done = list(prepared), time.perf_counter(), 0, False
+    while not done and rounds < max_rounds:
+        k = rounds % len(names)
+        for name in names[k:] + names[:k]:
+            if len(samples[name]) >= wanted[name]:
+                continue
+            runner, program = prepared[name]
+            state = held[name] if hold else runner.load(vec)
+            if cache == "warm":
+                runner.run(state, program)
+                runner.sync()
+            else:
+                flush()
             t0 = time.perf_counter()
-            backend.run(state, program)
-            backend.sync()
-            out[name].append(time.perf_counter() - t0)
-            del state
+            runner.run(state, program)
+            runner.sync()
+            samples[name].append(time.perf_counter() - t0)
+            if len(samples[name]) == 1:  # slow backends get fewer samples
+                wanted[name] = int(max(1, min(max_rounds,
+                                              SECONDS_PER_BACKEND // max(samples[name][0],
+                                                                         1e-9))))
+        rounds += 1
+        spans = {name: (min(s), ranking.interval(s)) for name, s in samples.items() if s}
+        settled = rounds >= MIN_ROUNDS and ranking.settled(spans)
+        exhausted = all(len(samples[n]) >= wanted[n] for n in names)
+        done = settled or exhausted or time.perf_counter() - start > budget
+    spans = {name: (min(s), ranking.interval(s)) for name, s in samples.items() if s}
+    return samples, rounds, ranking.settled(spans) if len(spans) > 1 else bool(spans)
+
+
+def _reference(vec, instructions, rows, wrong, tested):
+    """The reference's name and how it was checked: by the independent backends that
+    agree with it, and, where none does or any disagrees, by a second independent
+    backend; BadInput-like failure (exit 1) when that one disagrees with it."""
+    n = vec.shape[0].bit_length() - 1
+    ref = sv_validate.reference_backend(n)
+    agreeing = sorted({name.partition("@")[0] for name, r in rows.items()
+                       if r["status"] == "ok"} - {ref.name})
+    out = {"backend": ref.name, "agreed_by": agreeing, "cross_check": None}
+    if agreeing and not wrong:
+        return out
+    second = sv_validate.cross_check_backend(n, {ref.name, *wrong, *tested})
+    if second is None:
+        second = sv_validate.cross_check_backend(n, {ref.name, *wrong})
+    if second is None:
+        return out
+    expected = sv_validate.reference(vec, instructions, ref)
+    err = float(np.max(np.abs(sv_validate.run_on(second, vec, instructions) - expected)))
+    out["cross_check"] = {"backend": second.name, "max_error": err,
+                          "agrees": bool(err <= 1e-9)}
     return out
 
 
-def _count(first, rounds):
-    """Samples for a backend whose first warm call took ``first`` seconds."""
-    return int(max(1, min(rounds, SECONDS_PER_BACKEND // max(first, 1e-9))))
-
-
-def run(source, qubits=None, backends=None, precision="complex128", n_threads=1,
-        rounds=5, say=print, fusion="default"):
+def run(source, qubits=None, backend_spec=None, precision="complex128", n_threads=1,
+        rounds=20, say=print, fusion="default", cache="cold", budget=30.0):
     """The report of one circuit on the backends (a dict, the JSON's shape) and the
     reference's final state."""
-    from harness.statevector import validate
-    from kernels.statevector import states
-
-    names = _backend_names(backends)
-    variants = _variants(names, fusion)
+    try:
+        precision = as_precision(precision)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    if cache not in CACHE_REGIMES:
+        raise BadInput(f"--cache must be one of {', '.join(CACHE_REGIMES)}, got {cache!r}")
+    declared = _declarations(backend_spec)
+    rows_asked = variants(declared, fusion, precision)
     if qubits is not None and qubits > 0:
-        _check_memory(qubits, ())  # before a generator builds a circuit that cannot run
+        _check_memory(qubits, 0)  # before a generator builds a circuit that cannot run
     circuit = sources.load(source, qubits)
-    if precision not in states.PRECISIONS:
-        raise BadInput(f"unknown precision {precision!r}; known: {', '.join(states.PRECISIONS)}")
-    hold = _check_memory(circuit.n, variants)
+    hold = _check_memory(circuit.n, len(rows_asked))
     try:
         threads_mod.set_threads(n_threads)
     except ValueError as exc:
         raise BadInput(f"--threads: {exc}") from None
     say(f"circuit {circuit.label}: {circuit.n} qubits, {len(circuit.instructions)} gates "
         f"({_gate_counts(circuit.instructions)}); {precision}, {n_threads} thread"
-        f"{'s' if n_threads > 1 else ''}")
+        f"{'s' if n_threads > 1 else ''}, {cache} caches")
     for note in circuit.notes:
         say(f"  {note}")
     start = states.zero_state(circuit.n)
     # the reference from the start rounded to the precision run (|0...0> is exact)
-    vec = start.astype(states.PRECISIONS[precision])
-    expected = validate.reference(vec.astype(np.complex128), circuit.instructions)
+    vec = start.astype(precision.dtype)
+    started = time.perf_counter()
+    expected = sv_validate.reference(vec.astype(np.complex128), circuit.instructions)
+    reference_seconds = time.perf_counter() - started
     rows, prepared = {}, {}
-    for row_name, name, setting in variants:
-        row, backend, program = _prepare(name, precision, n_threads, vec,
-                                         circuit.instructions, expected, setting)
-        if getattr(backend, "info", None):  # the fused backend: how it ran the circuit
-            row["fused"] = dict(backend.info)
+    for row_name, backend, setting in rows_asked:
+        row, runner, program = _prepare(backend, precision, n_threads, vec,
+                                        circuit.instructions, expected, setting, cache)
         rows[row_name] = row
-        if backend is not None:
-            prepared[row_name] = (backend, program)
-    for name, samples in _time(prepared, vec, rounds, hold).items():
-        rows[name]["seconds"] = min(samples)
-        rows[name]["samples"] = len(samples)
+        if runner is not None:
+            prepared[row_name] = (runner, program)
+    wrong = [name.partition("@")[0] for name, r in rows.items() if r["status"] == "wrong"]
+    checked = _reference(vec.astype(np.complex128), circuit.instructions, rows, wrong,
+                         [b.name for _, b, _ in rows_asked])
+    checked["seconds"] = reference_seconds
+    samples, rounds_run, settled = _time(prepared, vec, hold, cache, rounds, budget)
+    for name, times in samples.items():
+        rows[name].update(seconds=min(times), interval=list(ranking.interval(times)),
+                          samples=len(times))
     _fused_bandwidth(rows, circuit.n, precision)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
-        "precision": precision, "threads": n_threads, "fusion": fusion,
+        "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
+        "ranks": 1,
         "settings_hash": settings_mod.short_hash(
-            {"circuit": sources.digest(circuit.instructions), "precision": precision,
-             "threads": n_threads, "fusion": fusion}),
+            {"circuit": sources.digest(circuit.instructions), "precision": precision.name,
+             "threads": n_threads, "fusion": fusion, "cache": cache}),
+        "reference": checked,
+        "rounds": {"run": rounds_run, "settled": settled, "budget_seconds": budget},
         "notes": circuit.notes, "backends": rows,
     }
     return report, expected
 
 
 def _fused_bandwidth(rows, n, precision):
-    """Add to each timed fused row its effective bandwidth (the passes it made, each
-    reading and writing the state) and the in-place yardstick of the memory level the
-    state sits in, measured now, in this process."""
-    from harness.statevector import levels
-    from kernels.statevector import states
-    nbytes = np.dtype(states.PRECISIONS[precision]).itemsize << n
+    """Add to each timed row whose program counted its passes (the fused backend) its
+    effective bandwidth and the in-place yardstick of the memory level the state sits
+    in, measured now, in this process."""
+    nbytes = precision.itemsize << n
     level = levels.level_of(nbytes)
     yardstick = None
     for row in rows.values():
-        info = row.get("fused")
-        if info is None or row["seconds"] is None:
+        info = row.get("program")
+        if info is None or "passes" not in info or row["seconds"] is None:
             continue
         if yardstick is None:
             yardstick = levels.inplace_gbs(level)
@@ -252,30 +328,37 @@ def _gate_counts(instructions):
 
 
 def table(report):
-    """The ranking as text: time, time / fastest, error, samples, settings."""
+    """The ranking as text: rank (shared within the noise), time, its interval, time /
+    fastest (``~`` a tie), error, samples, settings; then the reference, the rounds, and
+    every row that did not run."""
     rows = report["backends"]
-    ran = sorted((r["seconds"], name) for name, r in rows.items()
-                 if r["status"] == "ok" and r["seconds"] is not None)
-    fastest = ran[0][0] if ran else None
+    ran = {name: (r["seconds"], tuple(r["interval"])) for name, r in rows.items()
+           if r["status"] == "ok" and r["seconds"] is not None}
+    order = sorted(ran, key=lambda name: ran[name][0])
+    labels = ranking.ranks(ran)
+    fastest = ran[order[0]] if order else None
 
     def like(name):  # with every setting asked for, fusion differs on purpose: shown
         s = rows[name]["settings"]
         return (s["precision"], s["threads"]) if report.get("fusion") == "all" else s["like"]
-    likes = {like(name) for _, name in ran}
-    common = _most_common([like(name) for _, name in ran])
-    lines = [f"{'rank':>4}  {'backend':<14} {'time':>10} {'/ fastest':>9} {'max error':>9} "
-             f"{'samples':>7}  settings  fusion"]
-    for rank, (seconds, name) in enumerate(ran, 1):
-        r = rows[name]
-        mark = "*" if len(likes) > 1 and like(name) != common else " "
-        lines.append(f"{rank:>4}  {name:<14} {format_seconds(seconds):>10} "
-                     f"{seconds / fastest:>9.2f} {r['max_error']:>9.1e} {r['samples']:>7}  "
+    likes = [like(name) for name in order]
+    common = max(set(likes), key=likes.count) if likes else None
+    lines = [f"{'rank':>5}  {'backend':<16} {'time':>10} {'interval':>21} {'/ fastest':>9} "
+             f"{'max error':>9} {'samples':>7}  settings  fusion"]
+    for name in order:
+        r, (seconds, span) = rows[name], ran[name]
+        mark = "*" if len(set(likes)) > 1 and like(name) != common else " "
+        spread = f"{format_seconds(span[0])} - {format_seconds(span[1])}"
+        lines.append(f"{labels[name]:>5}  {name:<16} {format_seconds(seconds):>10} "
+                     f"{spread:>21} {ranking.ratio_cell(seconds, span, *fastest):>9} "
+                     f"{r['max_error']:>9.1e} {r['samples']:>7}  "
                      f"{r['settings']['hash']}{mark} {r['settings']['fusion']}")
+    lines += _notes(report, order)
     for name, r in rows.items():
         if r["status"] == "wrong":
             lines.append(f"WRONG  {name}: {r['reason']}")
     for name, r in rows.items():
-        f = r.get("fused") or {}
+        f = r.get("program") or {}
         if "effective_gbs" in f:
             lines.append(
                 f"{name}: {f['gates']} gates fused into {f['fused_gates']}, {f['passes']} "
@@ -283,10 +366,10 @@ def table(report):
                 f"amplitudes, {f['isa']}): {f['effective_gbs']:.1f} GB/s, "
                 f"{100 * f['effective_gbs'] / f['level_gbs']:.0f}% of the {f['level']} "
                 f"in-place yardstick ({f['level_gbs']:.1f} GB/s)")
-    if len(likes) > 1:
+    if len(set(likes)) > 1:
         lines.append("* measured with other settings than most (the column is not like "
                      "for like):")
-        for _, name in ran:
+        for name in order:
             s = rows[name]["settings"]
             if like(name) != common:
                 lines.append(f"    {name}: " + ", ".join(
@@ -298,14 +381,31 @@ def table(report):
     return "\n".join(lines)
 
 
-def _most_common(values):
-    return max(set(values), key=values.count) if values else None
+def _notes(report, order):
+    """The lines under the ranking: the noise, the rounds, the reference."""
+    rounds, ref = report["rounds"], report["reference"]
+    out = ["interval: the samples' minimum to their median in this run; a rank shared "
+           "(=) or a ratio with ~ is a tie within it"]
+    if len(order) > 1:
+        out.append(f"rounds: {rounds['run']}, " + (
+            "the fastest two told apart" if rounds["settled"] else
+            "the fastest two still within the noise when the rounds or the "
+            f"{rounds['budget_seconds']:g} s budget ended"))
+    checked = f"agreed by {', '.join(ref['agreed_by'])}" if ref["agreed_by"] else \
+        "no independent backend agreed"
+    cross = ref.get("cross_check")
+    if cross:
+        checked += (f"; cross-checked by {cross['backend']}: max error "
+                    f"{cross['max_error']:.1e}" + ("" if cross["agrees"] else ", DISAGREES"))
+    out.append(f"reference: {ref['backend']} ({format_seconds(ref['seconds'])}), {checked}")
+    return out
 
 
 def main(opts):
     try:
         report, expected = run(opts.source, opts.qubits, opts.backends, opts.precision,
-                               opts.threads, opts.rounds, fusion=opts.fusion)
+                               opts.threads, opts.rounds, fusion=opts.fusion,
+                               cache=opts.cache, budget=opts.budget)
     except (sources.SourceError, BadInput) as exc:
         print(f"circuit: {exc}", file=sys.stderr)
         return 2
@@ -318,6 +418,12 @@ def main(opts):
     except OSError as exc:
         print(f"circuit: cannot write: {exc}", file=sys.stderr)
         return 2
+    cross = report["reference"]["cross_check"]
+    if cross and not cross["agrees"]:
+        print(f"circuit: the reference {report['reference']['backend']} and "
+              f"{cross['backend']} disagree (max error {cross['max_error']:.3g}): no verdict "
+              "can be trusted", file=sys.stderr)
+        return 1
     return 1 if any(r["status"] == "wrong" for r in report["backends"].values()) else 0
 
 
@@ -327,17 +433,24 @@ def add_parser(sub):
     p.add_argument("source", help="path to an .qasm file (OpenQASM 2 or 3), mqt:NAME or "
                    "lib:NAME")
     p.add_argument("--qubits", type=int, help="circuit size for mqt: and lib:")
-    p.add_argument("--backends", help="comma-separated backend names (default: all)")
+    p.add_argument("--backends", help="comma-separated backend names (default: every one "
+                   "but the references, which validate the others)")
     p.add_argument("--precision", default="complex128")
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=5,
-                   help="timed calls per backend at most (fewer for slow backends)")
+    p.add_argument("--rounds", type=int, default=20,
+                   help="rounds of timed calls at most (fewer for slow backends; they end "
+                        "earlier once the fastest two are told apart)")
+    p.add_argument("--budget", type=float, default=30.0,
+                   help="seconds of timing after which no new round starts (default 30)")
+    p.add_argument("--cache", default="cold", choices=CACHE_REGIMES,
+                   help="cold: caches flushed before every timed call (default); warm: "
+                        "each timed call follows one on the same state")
     p.add_argument("--json", help="write the results as JSON here")
     p.add_argument("--state", help="write the reference's final state here (.npy)")
     p.add_argument("--fusion", default="default",
                    help="default (each backend's own), off (one pass per gate wherever a "
                         "backend allows it), K (at most K qubits per fused gate where "
-                        "declared) or all (unfused, and every declared setting as rows "
-                        "NAME@K)")
+                        "declared) or all (every setting each backend declares, as rows "
+                        "NAME@K besides its default)")
     p.set_defaults(func=main)
     return p

@@ -4,13 +4,16 @@ against each peer unfused and at its best setting (the fusion suite,
 ``statevector_fusion``); and the fused backend's effective bandwidth, counting the passes
 it really makes, against the yardstick of the memory level its state sits in."""
 
-from harness import ids, results
+from harness import ids, registry, results
 from harness.statevector import levels
 from harness.timing import format_seconds
+from kernels.statevector.settings import PRECISIONS
 
 #: The fusion suite's benchmarks, per precision.
 SUITES = (("complex128", ids.FUSED_TIME), ("complex64", ids.FUSED64_TIME))
-OWN_UNFUSED = "stride"
+#: Our fused backend and our one-pass-per-gate kernel, as they declare themselves.
+FUSED = registry.by_role("fused")[0]
+UNFUSED = registry.baseline("unfused").name
 
 
 def _cases(res):
@@ -35,22 +38,22 @@ def _best(times):
 
 
 def ratios(res):
-    """fused (best setting) / stride, / each peer's best setting and / each peer unfused:
-    below 1, the fused backend is faster."""
+    """Our fused backend (best setting) / our unfused kernel, / each peer's best setting
+    and / each peer unfused: below 1, the fused backend is faster."""
     cases = _cases(res)
     if not cases:
         return "(no fusion results)"
-    peers = sorted({b for row in cases.values() for b in row} - {"fused", OWN_UNFUSED})
-    lines = ["Each cell: the fused backend's time at its best setting over the peer's; "
-             "for a peer that fuses, at the peer's best setting (kN; k0 is off) and then "
-             "unfused (off; qsim has no off). Below 1: fused is faster.", "",
-             "| circuit | n | precision | fused (best k) | / stride | "
+    peers = sorted({b for row in cases.values() for b in row} - {FUSED, UNFUSED})
+    lines = [f"Each cell: {FUSED}'s time at its best setting over the peer's; for a peer "
+             "that fuses, at the peer's best setting (kN; k0 is off) and then unfused (off, "
+             f"where the peer has an off). Below 1: {FUSED} is faster.", "",
+             f"| circuit | n | precision | {FUSED} (best k) | / {UNFUSED} | "
              + " | ".join(peers) + " |",
              "|---|--:|---|---|--:|" + "--:|" * len(peers)]
     for (circuit, n, precision), row in sorted(cases.items()):
-        if "fused" not in row:
+        if FUSED not in row:
             continue
-        k, t = _best(row["fused"])
+        k, t = _best(row[FUSED])
         cells = []
         for peer in peers:
             if peer not in row:
@@ -63,7 +66,7 @@ def ratios(res):
             off = row[peer].get(0)
             cells.append(f"{_ratio(t / pt)} k{pk}"
                          + (f", off {_ratio(t / off)}" if off is not None else ""))
-        own = row.get(OWN_UNFUSED, {}).get(0)
+        own = row.get(UNFUSED, {}).get(0)
         lines.append(f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | "
                      f"{_ratio(t / own)} | " + " | ".join(cells) + " |"
                      if own else
@@ -88,11 +91,11 @@ def bandwidth(res):
              "", "| circuit | n | precision | k | passes | time | GB/s | level | % of level |",
              "|---|--:|---|--:|--:|--:|--:|---|--:|"]
     for (circuit, n, precision), row in sorted(cases.items()):
-        for k, seconds in sorted(row.get("fused", {}).items()):
+        for k, seconds in sorted(row.get(FUSED, {}).items()):
             count = passes.get((circuit, n, k, precision))
             if count is None:
                 continue
-            nbytes = (1 << n) * (16 if precision == "complex128" else 8)
+            nbytes = PRECISIONS[precision].itemsize << n
             level = levels.level_of(nbytes)
             gbs = levels.effective_gbs(count, nbytes, seconds)
             share = f"{100 * gbs / yard[level]:.0f}%" if level in yard else "-"
@@ -101,6 +104,6 @@ def bandwidth(res):
     return "\n".join(lines)
 
 
-SECTIONS = (("Fused circuits: fused / stride and / each peer (below 1: fused is faster)",
-             ratios),
+SECTIONS = ((f"Fused circuits: {FUSED} / {UNFUSED} and / each peer (below 1: {FUSED} is "
+             "faster)", ratios),
             ("Fused circuits: effective bandwidth per memory level", bandwidth))

@@ -10,7 +10,7 @@ put it above 100%.
 import numpy as np
 
 from harness.timing import best_seconds
-from kernels.statevector.fused import cache_sizes
+from kernels.statevector.machine import cache_sizes
 
 LEVELS = ("L2", "L3", "DRAM")
 #: The DRAM yardstick's buffer is at least this many times the last-level cache.

@@ -14,17 +14,16 @@ import collections
 import importlib.util
 import statistics
 
-from harness import ids, results
+from harness import ids, registry, results
 from harness.settings import LIKE_KEYS
-from harness.statevector import backends
 from harness.timing import format_seconds
-from kernels.statevector import CPU_KERNELS, KERNELS
 
-#: our contenders: every CPU kernel but naive, the dense oracle (a GPU's times are not
-#: compared with one core's)
-OWN = tuple(k for k in CPU_KERNELS if k != "naive")
+#: our contenders: every kernel of ours on the CPU (not the oracles, which are there to be
+#: right; a GPU's times are not compared with one core's)
+OWN = tuple(b.name for b in registry.simulators().values()
+            if b.role == "kernel" and b.device == "cpu")
 #: the peer the seeds compare with
-BASELINE = backends.BASELINE
+BASELINE = registry.baseline("peer").name
 AMPLITUDE_BYTES = 16  # complex128
 #: The precisions of each suite, in the order their columns appear.
 PRECISIONS = {"gate": (("complex128", ids.GATE_TIME), ("complex64", ids.GATE64_TIME)),
@@ -163,7 +162,8 @@ def headline(res, what="gate", settings=None):
 def gate_ratios(res, gates=("X", "H", "T", "CNOT")):
     data = results.table(res, ids.GATE_TIME)
     ns = sorted({n for (_, n, _) in data})
-    lines = ["| gate | n | qulacs | best own kernel | own / qulacs |", "|---|---|---|---|---|"]
+    lines = [f"| gate | n | {BASELINE} | best own kernel | own / {BASELINE} |",
+             "|---|---|---|---|---|"]
     for gate in gates:
         for n in ns:
             peer = data.get((gate, n, BASELINE))
@@ -239,7 +239,8 @@ def peer_ratios(res, key=ids.GATE_TIME, what="gate"):
     """Our best kernel's time over each peer's, per gate (or circuit) and n, side by side
     (below 1: our kernel is faster): the issue's comparison table."""
     data = results.table(res, key)
-    peers = list(dict.fromkeys(b for _, _, b in data if b not in KERNELS))
+    ours = {b.name for b in registry.simulators().values() if b.own}
+    peers = list(dict.fromkeys(b for _, _, b in data if b not in ours))
     order = {g: i for i, g in enumerate(dict.fromkeys(g for g, _, _ in data))}
     lines = [f"| {what} | n | best own kernel | " + " | ".join(peers) + " |",
              "|---|---|---|" + "---|" * len(peers)]
@@ -367,7 +368,7 @@ SECTIONS = (("Who is fastest per gate (largest n, both precisions)",
              with_settings(headline, "gate")),
             ("Who is fastest per circuit (largest n, both precisions)",
              with_settings(headline, "circuit")),
-            ("Best own kernel vs qulacs (minimum time, one thread)", gate_ratios),
+            (f"Best own kernel vs {BASELINE} (minimum time, one thread)", gate_ratios),
             ("Best own kernel / each peer, gates (below 1: ours is faster)", peer_ratios),
             ("Best own kernel / each peer, circuits",
              lambda res: peer_ratios(res, ids.CIRCUIT_TIME, "circuit")),

@@ -2,7 +2,7 @@
 
 What :func:`_sweep._pass` does per amplitude pair, over the whole state in one call: R's
 four sums psi[y] conj(lambda[x]) and W applied to psi and lambda (the two halves of
-``both``), with the vector helpers of :mod:`kernels.statevector.simd`. A product
+``both``), with the vector helpers of :mod:`kernels.statevector.codegen.simd`. A product
 a conj(c) is accumulated lane-wise as two vectors, a * c (the real part's two terms) and
 a * swap(c) (the imaginary part's), reduced across lanes once at the end. As in the
 stride kernel's blocks, a stride of a vector's amplitudes or more has x and y in separate
@@ -16,7 +16,7 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
-from ..statevector import simd
+from ..statevector.codegen import simd
 
 #: The run's update: W dense, or diagonal (Rz and phase runs: two products, not four).
 SWEEP_PATHS = ("dense", "diag")

@@ -74,7 +74,7 @@ BROKEN = """
     # without an error), and a crash (a NULL read) for qubit 7.
     import ctypes
     import numpy as np
-    from kernels.statevector.naive import dense_operator
+    from kernels.statevector.reference.naive import dense_operator
 
     NAME, AVAILABLE, REASON, PRECISIONS = "broken-sim", True, "broken 0.1", ("complex128",)
 

@@ -69,7 +69,7 @@ def test_probe_imports_the_tree_it_measures(clone, tmp_path):
                        tmp_path / "build.json", environment(side))
     modules = result["provenance"]["modules"]
     assert result["provenance"]["stray"] == {}
-    assert "kernels.statevector.stride" in modules
+    assert "kernels.statevector.compiled.stride" in modules
     assert all(f.startswith(tree + "/") for f in modules.values() if f)
     assert result["cases"]["gate/H/stride/n4"]["status"] == "ok"
     assert result["cases"]["ad/rational/reverse/n1"]["status"] == "missing"

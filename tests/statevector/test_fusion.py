@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-from kernels.statevector import KERNELS, circuits, fused, fusion, gates
+from kernels.statevector import KERNELS, circuits, fused, fusion, gates, machine
+from kernels.statevector.fused import program
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
 
@@ -198,7 +199,7 @@ def test_the_stage_loops_are_packed_simd(dtype):
     program = fused.compile(circuits.LIBRARY["qv"].make(n, np.random.default_rng(1)), n,
                             dtype, max_qubits=2, block=8)
     run, args = next(s for s in program.steps if not callable(s))
-    loop = fused._LOOPS[run, False]
+    loop = program._LOOPS[run, False]
     # numba does not disassemble code it loaded from its cache: compile the loop afresh
     options = {k: v for k, v in loop.targetoptions.items() if k not in ("cache", "nopython")}
     fresh = njit(**options)(loop.py_func)
@@ -206,10 +207,10 @@ def test_the_stage_loops_are_packed_simd(dtype):
     asm = "\n".join(fresh.inspect_asm().values())
     packed = re.findall(PACKED.format("d" if dtype == np.complex128 else "s"), asm)
     assert len(packed) >= 8, f"{dtype.__name__}: no packed arithmetic in the stage loop"
-    assert fused.isa() in ("avx512", "avx2", "avx", "sse2")
+    assert machine.isa() in ("avx512", "avx2", "avx", "sse2")
 
 
 def test_cache_sizes_are_read_from_the_os():
-    sizes = fused.cache_sizes()
+    sizes = machine.cache_sizes()
     assert sizes[2] >= 64 << 10
     assert fused.block_qubits(np.complex128) == fused.block_qubits(np.complex64) - 1

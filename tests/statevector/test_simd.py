@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from kernels.statevector import KERNELS, gates, simd, stride, threaded
+from kernels.statevector import KERNELS, gates, stride, threaded
+from kernels.statevector.codegen import simd
 from kernels.statevector._validate import check_gate
 
 _c = 0.3 - 0.2j

@@ -1,4 +1,4 @@
-// State-vector gate kernels for kernels/statevector/cuda.py (CuPy RawModule).
+// State-vector gate kernels for kernels/statevector/cuda/__init__.py (CuPy RawModule).
 //
 // Self-contained on purpose: no #include, not even cupy's complex.cuh, so that the same
 // text compiles under NVRTC (what CuPy uses at run time, where only built-in types such

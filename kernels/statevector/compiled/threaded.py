@@ -8,11 +8,14 @@ versions run: waking a thread team costs more than such a gate.
 import numba
 
 from . import stride
-from ._plan import numba_kernel
+from ._plan import NUMBA_PRECISIONS, numba_kernel
+from ..backend import Backend
+from ..runner import PREPARED_GATES, kernel_runner
 
-#: stride's loops, run in parallel: the same dtypes, on the CPU.
-PRECISIONS = stride.PRECISIONS
-DEVICE = "cpu"
+#: stride's loops, run in parallel on numba's threads.
+BACKEND = Backend(name="threaded", role="kernel", precisions=NUMBA_PRECISIONS,
+                  runner=kernel_runner(__name__), describe=PREPARED_GATES,
+                  threads="numba")
 
 #: Smallest state (in amplitudes) that is worth splitting across threads. The seed used
 #: 4096. `python -m harness threshold` on the project machine (2 cores, AMD EPYC) timed

@@ -32,8 +32,9 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
-from . import _stages, simd
-from .simd import Loop, add, float_width, sub
+from ..codegen import simd
+from ..codegen.simd import Loop, add, float_width, sub
+from . import stages
 
 #: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
 #: up to 16 (64 bytes of float32).
@@ -422,8 +423,8 @@ def _piece(lanes):
 LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
 DENSE2 = {r: _dense_in_registers(r, 1, _piece(r)) for r in RUN_LENGTHS}
 DENSE4 = {r: _dense_in_registers(r, 2, _piece(r)) for r in RUN_LENGTHS}
-#: Tiles of consecutive runs a lane copies at once (:func:`_stages.tables`).
-TILES = tuple(1 << j for j in range(_stages.TILE_BITS + 1))
+#: Tiles of consecutive runs a lane copies at once (:func:`stages.tables`).
+TILES = tuple(1 << j for j in range(stages.TILE_BITS + 1))
 GATHER = {(r, t): _run_copy(r, t, True) for r in RUN_LENGTHS for t in TILES}
 SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 ROW = {r: _row(r) for r in RUN_LENGTHS}

@@ -8,11 +8,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validate import check_gate
-from .bits import bcomspace, ctrl_offset, group_shift
+from .._validate import check_gate
+from ..bits import bcomspace, ctrl_offset, group_shift
 
 #: dtype.char of complex128 and complex64, the types the numba kernels are compiled for.
 NUMBA_DTYPES = "DF"
+#: The same as precision names, default first: what every numba kernel declares.
+NUMBA_PRECISIONS = tuple(np.dtype(char).name for char in NUMBA_DTYPES)
 
 
 def require_numba_dtype(name, state):

@@ -1,18 +1,20 @@
 """numba: the subspace loop with the 2x2, 4x4 and 8x8 products fully unrolled (generated
 from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
 
-from . import _codegen, loop
-from ._plan import numba_kernel, subspace_args
+from ..codegen import sources
+from . import loop
+from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_args
+from ..backend import Backend
+from ..runner import PREPARED_GATES, kernel_runner
 
-#: The dtypes its loops are compiled for, as ``loop``'s, and where its states live.
-PRECISIONS = loop.PRECISIONS
-DEVICE = "cpu"
+BACKEND = Backend(name="unrolled", role="kernel", precisions=NUMBA_PRECISIONS,
+                  runner=kernel_runner(__name__), describe=PREPARED_GATES)
 
 #: Gate sizes (in qubits) that get an unrolled product.
 UNROLLED_QUBITS = (1, 2, 3)
 
-_generated = _codegen.build(
-    "unrolled", [_codegen.unrolled_subspace_source(k) for k in UNROLLED_QUBITS])
+_generated = sources.build(
+    "unrolled", [sources.unrolled_subspace_source(k) for k in UNROLLED_QUBITS])
 
 
 def plan(g, dtype, parallel=False):

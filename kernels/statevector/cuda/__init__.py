@@ -16,11 +16,13 @@ from pathlib import Path
 
 import numpy as np
 
-from . import stride
-from ._plan import control_masks, subspace_plan
-from ._validate import check_gate
+from ..compiled import stride
+from ..compiled._plan import control_masks, subspace_plan
+from .._validate import check_gate
+from ..backend import Backend
+from ..runner import PREPARED_GATES, KernelRunner, kernel_runner
 
-SOURCE = Path(__file__).with_name("cuda") / "statevector.cu"
+SOURCE = Path(__file__).with_name("statevector.cu")
 
 #: Threads per CUDA block. 256 keeps even the 32x32 complex128 kernel, at 240 registers
 #: a thread, within one multiprocessor's 64K registers.
@@ -33,10 +35,6 @@ MAX_GRID = 1 << 20
 MAX_K = 5
 
 _SUFFIX = {np.dtype(np.complex128): "c128", np.dtype(np.complex64): "c64"}
-#: The dtypes its CUDA kernels are compiled for (default first); states are cupy arrays
-#: on the GPU.
-PRECISIONS = tuple(dtype.name for dtype in _SUFFIX)
-DEVICE = "cuda"
 
 
 @cache
@@ -198,3 +196,28 @@ def apply(state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
     _require(state, g)
     return run(state, g)
+
+
+class CudaRunner(KernelRunner):
+    """The cuda kernel as a backend: states are cupy arrays on the current device, and
+    ``sync`` waits for the queued launches (inside the timed region)."""
+
+    def load(self, vec):
+        cp, why = _load_cupy()
+        if cp is None:
+            raise NotImplementedError(f"the cuda kernel cannot run here: {why}")
+        return cp.asarray(vec, dtype=self.dtype)
+
+    def sync(self):
+        sync()
+
+    def result(self, state):
+        return state.get()
+
+
+#: The dtypes its CUDA kernels are compiled for (default first); states are cupy arrays
+#: on the GPU, where CUDA's threads run it.
+BACKEND = Backend(name="cuda", role="kernel", precisions=tuple(t.name for t in _SUFFIX),
+                  runner=kernel_runner(__name__, CudaRunner), device="cuda",
+                  threads="device", available=available, describe=PREPARED_GATES,
+                  package="cupy-cuda12x")

@@ -5,16 +5,24 @@ Slow and memory-hungry on purpose; every other kernel is tested against it.
 
 import numpy as np
 
-from ._validate import check_gate
-
-#: The precisions the suites run it in (default first) and where its states live. Being
-#: plain numpy, it also takes other element types: real states with real matrices, object
-#: arrays (sympy symbols, dual numbers).
-PRECISIONS = ("complex128", "complex64")
-DEVICE = "cpu"
+from .._validate import check_gate
+from ..backend import Backend
+from ..runner import PREPARED_GATES, kernel_runner
 
 #: Largest state the dense operator is built for: 2**12 squared complex128 is 256 MiB.
 MAX_QUBITS = 12
+
+#: The dense oracle. The precisions are the ones the suites run it in (default first);
+#: being plain numpy, it also takes other element types: real states with real
+#: matrices, object arrays (sympy symbols, dual numbers). Whole circuits it runs up to 10
+#: qubits: above, rebuilding the operator for every gate takes minutes per circuit.
+BACKEND = Backend(
+    name="naive", role="reference", precisions=("complex128", "complex64"),
+    runner=kernel_runner(__name__), max_qubits=MAX_QUBITS,
+    max_qubits_reason=f"it builds the dense 2**n x 2**n operator (2**{MAX_QUBITS} squared "
+                      "complex128 is 256 MiB)",
+    circuit_max_qubits=10,
+    describe=PREPARED_GATES)
 
 
 def controlled_block(matrix, n_ctrl, ctrl_vals):

@@ -8,7 +8,7 @@ into an L2-sized buffer, apply all the stage's gates there, and copy it back, so
 crosses the memory hierarchy once per stage, not once per gate.
 
 In the buffer, the lowest w bits are spectators: runs of 2**w amplitudes that every gate
-treats alike, the packed-SIMD kernels' vectors (:mod:`_fused_simd`). The remaining
+treats alike, the packed-SIMD kernels' vectors (:mod:`.simd`). The remaining
 spectators are the lowest untouched qubits, so a chunk's amplitudes sit in long contiguous
 stretches of the state.
 
@@ -22,8 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .bits import bcomspace
-from .fusion import is_diagonal, is_swap, span
+from ..bits import bcomspace
+from ..fusion import is_diagonal, is_swap, span
 
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.

@@ -3,25 +3,26 @@ packed-SIMD kernels.
 
 ``compile(instructions, n, dtype, max_qubits=k)`` checks every instruction, fuses the
 circuit (:func:`fusion.fuse`), cuts it into stages that each cross the memory hierarchy
-once (:mod:`_stages`), and returns a program that runs them on a state in place. A stage
+once (:mod:`.stages`), and returns a program that runs them on a state in place. A stage
 copies each chunk of the state into split real/imaginary buffers that sit in L2, applies
-its gates there with the kernels of :mod:`_fused_simd`, and copies it back; the chunk
+its gates there with the kernels of :mod:`.simd`, and copies it back; the chunk
 size comes from the L2 size the OS reports. Chunks are shared among numba's threads.
 """
 
 import math
-import os
-from functools import cache
 
 import numba
 import numpy as np
 
-from . import _codegen, _fused_simd, _stages, fusion
-from ._validate import check_gate_on
-from .prepared import prepare
-
-PRECISIONS = ("complex128", "complex64")
-DEVICE = "cpu"
+from .. import fusion
+from ..codegen import sources
+from ..compiled import stride
+from . import simd
+from . import stages
+from .._validate import check_gate_on
+from ..backend import Backend, FusionFacts
+from ..machine import cache_sizes, isa
+from ..runner import KernelRunner, bind_gate, kernel_runner
 
 #: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
 VECTOR_BYTES = 64
@@ -30,51 +31,6 @@ VECTOR_BYTES = 64
 DEFAULT_MAX_QUBITS = 4
 #: The fusion settings it declares, as adapters do (``FUSION``): the widest fused gate.
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
-
-
-@cache
-def cache_sizes():
-    """{level: bytes} of the data caches of CPU 0 as the OS reports them (Linux sysfs);
-    L2 falls back to 1 MiB where nothing is reported."""
-    out = {}
-    root = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        entries = os.listdir(root)
-    except OSError:
-        entries = []
-    for entry in entries:
-        try:
-            with open(f"{root}/{entry}/level") as f:
-                level = int(f.read())
-            with open(f"{root}/{entry}/type") as f:
-                kind = f.read().strip()
-            with open(f"{root}/{entry}/size") as f:
-                size = _parse_size(f.read().strip())
-        except (OSError, ValueError):
-            continue
-        if kind in ("Data", "Unified"):
-            out[level] = size
-    out.setdefault(2, 1 << 20)
-    return out
-
-
-def _parse_size(text):
-    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
-    if text and text[-1] in units:
-        return int(text[:-1]) * units[text[-1]]
-    return int(text)
-
-
-@cache
-def isa():
-    """The widest packed instruction set numba's host CPU offers: what LLVM splits the
-    kernels' vectors into."""
-    from llvmlite import binding
-    features = binding.get_host_cpu_features()
-    for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx")):
-        if features.get(flag, False):
-            return name
-    return "sse2"
 
 
 def block_qubits(dtype):
@@ -97,7 +53,7 @@ def pass_cost(n, dtype):
 def modelled_cost(steps, n, dtype):
     """The model's cost of a plan per amplitude: its gates in L2 plus a pass over the
     whole state per step."""
-    gates = [g for s in steps for g in (s.gates if isinstance(s, _stages.Stage) else [s.gate])]
+    gates = [g for s in steps for g in (s.gates if isinstance(s, stages.Stage) else [s.gate])]
     return sum(fusion.cost(g) for g in gates) + len(steps) * pass_cost(n, dtype)
 
 
@@ -143,7 +99,7 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, T, blo, bhi, bT, ops, offs, m_re, 
 #: One gate on every group of its runs. The groups are the run indices r with the gate's
 #: bits (``mask``) clear, visited in order by carrying through those bits; r0 = r | ctrl
 #: sets the control bits. Dense gates of 2 and 4 columns (the common one- and two-qubit
-#: gates) loop in :func:`_fused_simd._dense_in_registers`, with no scratch; wider ones
+#: gates) loop in :func:`simd._dense_in_registers`, with no scratch; wider ones
 #: copy each group's runs to the scratch (LOAD_RUNS), then write one ROW per matrix row;
 #: a diagonal multiplies each run by its entry (DIAGONAL).
 _GROUPS = """\
@@ -167,7 +123,7 @@ def _ops():
     lines.append("elif kind == 0:")
     lines += ["    " + line for line in _GROUPS.replace("{BODY}\n", _DENSE).splitlines()]
     lines += ["else:", "    DIAGONAL(bre, bim, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)"]
-    return _codegen.indent(lines, 4)
+    return sources.indent(lines, 4)
 
 
 #: The copy between the state and a chunk's buffers, T runs at a time: one loop per tile.
@@ -191,39 +147,39 @@ def _copies(kind):
     """The copy in (GATHER, tables rlo, rhi, T) or back (SCATTER, tables blo, bhi, bT)."""
     lo, hi, tile = ("rlo", "rhi", "T") if kind == "GATHER" else ("blo", "bhi", "bT")
     lines = []
-    for i, t in enumerate(reversed(_fused_simd.TILES)):
+    for i, t in enumerate(reversed(simd.TILES)):
         lines.append("else:" if t == 1 else f"{'if' if i == 0 else 'elif'} {tile} == {t}:")
         fetch = _FETCH.format(AHEAD=t * AHEAD) if kind == "GATHER" and t < max(
-            _fused_simd.TILES) else ""
+            simd.TILES) else ""
         lines += ["    " + line
                   for line in _COPY.format(T=t, KIND=kind, FETCH=fetch, LO=lo, HI=hi).splitlines()]
-    return _codegen.indent(lines, 3)
+    return sources.indent(lines, 3)
 
 
 _INTRINSICS = ("LOAD_RUNS", "ROW", "DENSE2", "DENSE4", "DIAGONAL", "PREFETCH")
 
 
 def _source():
-    head = ("from kernels.statevector import _fused_simd  "
-            f"# digest {_fused_simd.source_digest()}\n")
+    head = ("from kernels.statevector.fused import simd  "
+            f"# digest {simd.source_digest()}\n")
     out = [head]
-    for r in _fused_simd.RUN_LENGTHS:
-        out.append("".join(f"{k}_{r} = _fused_simd.{k}[{r}]\n" for k in _INTRINSICS))
-        out.append("".join(f"{k}_{r}_{t} = _fused_simd.{k}[{r}, {t}]\n"
-                           for k in ("GATHER", "SCATTER") for t in _fused_simd.TILES))
+    for r in simd.RUN_LENGTHS:
+        out.append("".join(f"{k}_{r} = simd.{k}[{r}]\n" for k in _INTRINSICS))
+        out.append("".join(f"{k}_{r}_{t} = simd.{k}[{r}, {t}]\n"
+                           for k in ("GATHER", "SCATTER") for t in simd.TILES))
         body = _TEMPLATE.replace("{OPS}", _ops())
         for k in ("GATHER", "SCATTER"):
             body = body.replace("{" + k + "}", _copies(k)).replace(f"{k}_", f"{k}_{r}_")
         for k in _INTRINSICS:
             body = body.replace(f"{k}(", f"{k}_{r}(")
-        body = body.replace("{R}", str(r)).replace("{HEAD}", str(_stages.OP_HEAD))
-        out.append(_codegen.serial_and_parallel(f"stage_{r}", body))
+        body = body.replace("{R}", str(r)).replace("{HEAD}", str(stages.OP_HEAD))
+        out.append(sources.serial_and_parallel(f"stage_{r}", body))
     return "".join(out)
 
 
-_generated = _codegen.load_module("fused", _codegen.HEADER + _source())
+_generated = sources.load_module("fused", sources.HEADER + _source())
 _LOOPS = {(r, par): getattr(_generated, f"stage_{r}_{'parallel' if par else 'serial'}")
-          for r in _fused_simd.RUN_LENGTHS for par in (False, True)}
+          for r in simd.RUN_LENGTHS for par in (False, True)}
 
 
 class Program:
@@ -245,25 +201,25 @@ class Program:
         self.block = block_qubits(dtype) if block is None else int(block)
         # fused before the cut into stages (blocks that span a layer) or within each
         # stage (blocks that never widen a stage): the plan the model says is cheaper
-        plans = [_stages.plan(instructions, self.n, self.block, run_bits(dtype),
+        plans = [stages.plan(instructions, self.n, self.block, run_bits(dtype),
                               lambda gates: fusion.fuse(gates, max_qubits)),
-                 _stages.plan(fusion.fuse(instructions, max_qubits), self.n, self.block,
+                 stages.plan(fusion.fuse(instructions, max_qubits), self.n, self.block,
                               run_bits(dtype))]
         steps = min(plans, key=lambda p: modelled_cost(p, self.n, dtype))
         ftype = np.empty(0, dtype).real.dtype
         self.steps = []
         for step in steps:
-            if isinstance(step, _stages.Wide):
+            if isinstance(step, stages.Wide):
                 g = step.gate
-                self.steps.append(prepare("stride", self.n, g.matrix, g.locs, g.ctrl_locs,
-                                          g.ctrl_vals or None, dtype=dtype))
+                self.steps.append(bind_gate(stride, self.n, g.matrix, g.locs, g.ctrl_locs,
+                                            g.ctrl_vals or None, dtype=dtype))
                 continue
             m = step.matrix
             blo, bhi, _, _, btile = step.back  # the lanes and the table split are the same
             args = (step.outer, *step.tables, blo, bhi, btile, step.ops, step.offs,
                     np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))
             self.steps.append((1 << step.w, args))
-        self.stages = [s for s in steps if isinstance(s, _stages.Stage)]
+        self.stages = [s for s in steps if isinstance(s, stages.Stage)]
         self.info = {
             "max_qubits": max_qubits, "block_qubits": min(self.block, self.n),
             "run_length": 1 << max((s.w for s in self.stages), default=0),
@@ -278,7 +234,7 @@ class Program:
         if workers not in self._buffers:
             ftype = np.empty(0, self.dtype).real.dtype
             size = 1 << min(self.block, self.n)
-            scratch = (1 << fusion.MAX_QUBITS) * max(_fused_simd.RUN_LENGTHS)
+            scratch = (1 << fusion.MAX_QUBITS) * max(simd.RUN_LENGTHS)
             self._buffers[workers] = tuple(np.zeros((workers, k), ftype)
                                            for k in (size, size, scratch, scratch))
         return self._buffers[workers]
@@ -307,3 +263,28 @@ class Program:
 def compile(instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS, block=None):
     """The program that runs ``instructions`` on n-qubit states of ``dtype`` in place."""
     return Program(instructions, n, dtype, max_qubits, block)
+
+
+class FusedRunner(KernelRunner):
+    """The fused backend as a backend (kernels.statevector.backend): a circuit compiled
+    once at the fusion setting (its default where the default is asked for); what the
+    last program did (fused gates, stages, passes, ISA) is in ``info``."""
+
+    def __init__(self, module, precision, fusion=None):
+        super().__init__(module, precision)
+        self.max_qubits = BACKEND.resolve(fusion)
+
+    def program(self, instructions, n):
+        program = compile(instructions, n, self.dtype, max_qubits=self.max_qubits)
+        self.info = program.info
+        return program
+
+
+BACKEND = Backend(
+    name="fused", role="fused", precisions=("complex128", "complex64"),
+    runner=kernel_runner(__name__, FusedRunner), threads="numba", one_gate=False,
+    fusion=FusionFacts(settings=FUSION, default=DEFAULT_MAX_QUBITS,
+                       rule="kernels.statevector.fusion.fuse, then cache-blocked stages "
+                            "(the chunk fills half of L2) of packed-SIMD kernels"),
+    describe={"driven": "kernels.statevector.fused.compile, once; one call per circuit",
+              "isa": isa(), "l2_bytes": str(cache_sizes()[2])})

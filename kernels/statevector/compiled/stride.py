@@ -6,7 +6,7 @@ update for Y-like gates, a one-sided multiply for phase-like gates (T, S, phase)
 diagonal multiply for Z and Rz, sums and differences for H, and the dense update
 otherwise. Matrix entries with no imaginary part are passed as floats, so the update
 multiplies by them with one packed product instead of a complex one. The state is
-walked in stretches of whole blocks or in runs of pairs (:mod:`_codegen`'s stride loop): a
+walked in stretches of whole blocks or in runs of pairs (:mod:`..codegen.sources`'s stride loop): a
 controlled gate only visits the amplitudes whose control bits match, and each stretch or
 run is updated by the path's intrinsic of :mod:`simd` (64-byte vectors of amplitudes).
 Gates on more qubits go to ``unrolled``.
@@ -16,32 +16,37 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _codegen, simd, unrolled
-from ._plan import numba_kernel
-from .bits import ctrl_offset, group_shift
+from ..codegen import simd
+from ..codegen import sources
+from . import unrolled
+from ._plan import NUMBA_PRECISIONS, numba_kernel
+from ..backend import Backend
+from ..bits import ctrl_offset, group_shift
+from ..runner import PREPARED_GATES, kernel_runner
 
-#: The dtypes its loops are compiled for, as ``unrolled``'s (which it falls back to),
-#: and where its states live.
-PRECISIONS = unrolled.PRECISIONS
-DEVICE = "cpu"
+#: Our fastest one-pass-per-gate kernel: the unfused row of the fusion tables and the
+#: one-thread row of the thread tables (``threaded`` is its parallel version).
+BACKEND = Backend(name="stride", role="kernel", precisions=NUMBA_PRECISIONS,
+                  runner=kernel_runner(__name__), describe=PREPARED_GATES,
+                  baseline="unfused")
 
 PATHS = simd.PATHS
 
-_generated = _codegen.build("stride", [_codegen.stride_source(p) for p in PATHS])
+_generated = sources.build("stride", [sources.stride_source(p) for p in PATHS])
 
 _KINDS = (("serial", False), ("parallel", True))
 # (path, shape, moves, short or None, parallel) -> loop (compiled on first use); a dict
 # lookup keeps the per-call cost low
 _LOOPS = {
     (p, shape, moves, None, par): getattr(_generated,
-                                          f"{_codegen.stride_name(p, shape, moves)}_{kind}")
-    for p in PATHS for shape in _codegen.STRIDE_SHAPES for moves in _codegen.STRIDE_MOVES
+                                          f"{sources.stride_name(p, shape, moves)}_{kind}")
+    for p in PATHS for shape in sources.STRIDE_SHAPES for moves in sources.STRIDE_MOVES
     for kind, par in _KINDS
 }
 _LOOPS.update({
     (p, "blocks", moves, short, par):
-        getattr(_generated, f"{_codegen.stride_name(p, 'blocks', moves, short)}_{kind}")
-    for p in PATHS for moves in _codegen.SHORT_MOVES for short in _codegen.SHORT
+        getattr(_generated, f"{sources.stride_name(p, 'blocks', moves, short)}_{kind}")
+    for p in PATHS for moves in sources.SHORT_MOVES for short in sources.SHORT
     for kind, par in _KINDS
 })
 
@@ -88,7 +93,7 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
     # is a shift
     lshift = lrun + (lens[0] if masks else 0)
     masks, lens = masks[1:], lens[1:]
-    if len(masks) in _codegen.STRIDE_MOVES:  # written out, as scalar arguments
+    if len(masks) in sources.STRIDE_MOVES:  # written out, as scalar arguments
         moves = len(masks)
         move_args = tuple(v for pair in zip(masks, lens) for v in pair)
     else:
@@ -97,8 +102,8 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
         for a in move_args:
             a.flags.writeable = False  # shared through the cache
     # a short loop takes a task to be a whole stretch
-    whole = shape == "blocks" and lchunk == lrun and moves in _codegen.SHORT_MOVES
-    short = (t, lchunk) if whole and (t, lchunk) in _codegen.SHORT else None
+    whole = shape == "blocks" and lchunk == lrun and moves in sources.SHORT_MOVES
+    short = (t, lchunk) if whole and (t, lchunk) in sources.SHORT else None
     return (shape, moves, short), (1 << t, lshift, lrun - lchunk, lchunk) + move_args + (
         base_off, ntasks)
 

@@ -1,0 +1,68 @@
+"""The one registry of simulator backends: our kernels, the fused backend, and every
+simulator adapter and plugin, each the one object that declares its facts
+(:class:`kernels.statevector.backend.Backend`). Everything the harness knows about a
+backend it reads here: which backends exist and in what order, what each runs, which is a
+table's baseline, which one validates the others. No code of the harness names a backend.
+"""
+
+import adapters
+from kernels.statevector import MODULES, fused
+from kernels.statevector.backend import ROLES
+from kernels.statevector.settings import precision as as_precision
+
+
+def simulators():
+    """``{name: Backend}`` of every simulator backend, installed or not, in the order
+    tables list them: our kernels in the seeds' progression, our fused backend, then the
+    adapters and plugins in registry order."""
+    own = [module.BACKEND for module in MODULES.values()] + [fused.BACKEND]
+    return {b.name: b for b in [*own, *adapters.declarations("simulator")]}
+
+
+def simulator(name):
+    """The backend ``name``: a backend's name (``qulacs``), or an adapter's module name in
+    the adapters' registry (``qulacs_sim``, a plugin's entry-point name). ValueError
+    naming the known backends otherwise."""
+    found = simulators()
+    if name in found:
+        return found[name]
+    try:
+        module = adapters.load(name)
+    except Exception:  # unknown, or a plugin that fails to load: not a backend
+        module = None
+    for backend in found.values():
+        if module is not None and backend.module is module:
+            return backend
+    raise ValueError(f"unknown backend {name!r}; known: {', '.join(found)}")
+
+
+def names(precision=None, *, roles=ROLES, one_gate=None):
+    """Backend names in registry order; only those running ``precision`` (a name or a
+    Precision), of ``roles``, and with (True) or without (False) the one-gate kernel
+    signature, where given."""
+    p = None if precision is None else as_precision(precision)
+    return [b.name for b in simulators().values()
+            if b.role in roles and (p is None or p in b.precisions)
+            and (one_gate is None or b.one_gate == one_gate)]
+
+
+def baseline(kind):
+    """The backend that declares itself the ``kind`` baseline ("peer": the one others are
+    drawn relative to; "unfused": our one-pass-per-gate kernel), or None."""
+    return next((b for b in simulators().values() if b.baseline == kind), None)
+
+
+def by_role(*roles):
+    """The names of the backends of ``roles``, in registry order."""
+    return [b.name for b in simulators().values() if b.role in roles]
+
+
+def references():
+    """The backends whose results others are validated against, widest limit last."""
+    refs = [b for b in simulators().values() if b.role == "reference"]
+    return sorted(refs, key=lambda b: b.circuit_max_qubits)
+
+
+def fusing():
+    """The backends that declare fusion settings, ours first."""
+    return [b.name for b in simulators().values() if b.fusion.settings]

@@ -1,0 +1,52 @@
+"""What this machine offers the kernels, as the OS and LLVM report it: the sizes of the
+data caches (the fused backend's chunk, the memory level a state sits in) and the widest
+packed instruction set numba compiles for."""
+
+import os
+from functools import cache
+
+from llvmlite import binding
+
+
+@cache
+def cache_sizes():
+    """{level: bytes} of the data caches of CPU 0 as the OS reports them (Linux sysfs);
+    L2 falls back to 1 MiB where nothing is reported."""
+    out = {}
+    root = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = os.listdir(root)
+    except OSError:
+        entries = []
+    for entry in entries:
+        try:
+            with open(f"{root}/{entry}/level") as f:
+                level = int(f.read())
+            with open(f"{root}/{entry}/type") as f:
+                kind = f.read().strip()
+            with open(f"{root}/{entry}/size") as f:
+                size = _parse_size(f.read().strip())
+        except (OSError, ValueError):
+            continue
+        if kind in ("Data", "Unified"):
+            out[level] = size
+    out.setdefault(2, 1 << 20)
+    return out
+
+
+def _parse_size(text):
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    if text and text[-1] in units:
+        return int(text[:-1]) * units[text[-1]]
+    return int(text)
+
+
+@cache
+def isa():
+    """The widest packed instruction set numba's host CPU offers: what LLVM splits the
+    kernels' vectors into."""
+    features = binding.get_host_cpu_features()
+    for name, flag in (("avx512", "avx512f"), ("avx2", "avx2"), ("avx", "avx")):
+        if features.get(flag, False):
+            return name
+    return "sse2"
