@@ -197,23 +197,14 @@ def modules(kind):
     return [module for module, _, _ in _survey(kind).values() if module is not None]
 
 
-def declarations(kind):
-    """The declarations (kernels.statevector.backend.Backend for simulators) of every
-    adapter of ``kind`` that :func:`modules` lists, in registry order: a built-in
-    adapter's ``BACKEND`` (role "peer"), a plugin's as role "plugin"; a plugin without
-    one is declared from its module interface, its fusion default "not declared"."""
-    from dataclasses import replace
-
-    from ._simulator import legacy_declaration
-    out = []
-    for name, (module, _, _) in _survey(kind).items():
-        if module is None:
-            continue
-        role = "peer" if name in ADAPTERS else "plugin"
-        backend = getattr(module, "BACKEND", None)
-        out.append(legacy_declaration(module, role) if backend is None
-                   else replace(backend, role=role))
-    return out
+def simulator_declarations():
+    """The declaration (kernels.statevector.backend.Backend) of every simulator adapter
+    and plugin that :func:`modules` lists, in registry order, made from its module
+    interface (``adapters._simulator.declaration``): role "peer" for a built-in adapter,
+    "plugin" for a plugin."""
+    from ._simulator import declaration
+    return [declaration(module, "peer" if name in ADAPTERS else "plugin")
+            for name, (module, _, _) in _survey("simulator").items() if module is not None]
 
 
 def _usable(kind):

@@ -12,7 +12,6 @@ becomes a RuntimeError naming the tool (:func:`tool_failed`).
 
 import ctypes
 import sys
-from dataclasses import replace
 
 import numpy as np
 
@@ -331,37 +330,37 @@ class AdapterRunner:
         return self.module.to_numpy(state)
 
 
-def declare(module, *, package=None, fusion_default=0, role="peer", device="cpu",
-            max_qubits=NO_LIMIT, max_qubits_reason="", baseline=None):
-    """The :class:`Backend` of the adapter ``module`` (a module or its name), from its
-    module interface (``NAME``, ``PRECISIONS``, ``FUSION``, ``SETTINGS``,
-    ``set_threads``) and the facts given here: the distribution whose version it
-    reports (``package``, default the tool's import name), the fusion it runs at its
-    default (0 off, k, None a rule of the tool's own, which ``SETTINGS["fusion"]``
-    describes), the largest state it takes, and ``baseline`` where tables draw the
-    others against it (kernels.statevector.backend.BASELINES). An adapter calls it last, as
-    ``BACKEND = _simulator.declare(__name__, ...)``."""
-    module = sys.modules[module] if isinstance(module, str) else module
+#: The facts an adapter module may declare besides the interface (NAME, PRECISIONS, FUSION,
+#: SETTINGS, set_threads), each with its value where it says nothing.
+FACTS = {"FUSION_DEFAULT": "not declared", "PACKAGE": None, "DEVICE": "cpu",
+         "MAX_QUBITS": NO_LIMIT, "MAX_QUBITS_REASON": "", "BASELINE": None}
+
+
+def declaration(module, role="peer"):
+    """The :class:`Backend` of the adapter or plugin ``module``, from its module interface:
+    ``NAME``, ``PRECISIONS`` (default first), ``FUSION`` (its settings), ``SETTINGS``
+    (how it is driven; ``SETTINGS["fusion"]`` how it fuses, in words), ``set_threads``
+    (a thread control of its own), and the facts of :data:`FACTS`: ``FUSION_DEFAULT``
+    (the fusion it runs at its default: 0 off, k, or None for a rule of the tool's own),
+    ``PACKAGE`` (the distribution whose version a result names; default NAME), ``DEVICE``,
+    ``MAX_QUBITS`` and ``MAX_QUBITS_REASON``, ``BASELINE`` ("peer": the one others are
+    drawn relative to). A plugin without ``FUSION_DEFAULT`` loads as before; its fusion
+    default reads "not declared" until it adds one."""
+    facts = {name: getattr(module, name, default) for name, default in FACTS.items()}
     settings = dict(getattr(module, "SETTINGS", {}) or {})
     rule = str(settings.pop("fusion", "not declared"))
     settings.pop("threads", None)  # the thread count is a setting of its own
+    default = facts["FUSION_DEFAULT"]
+    declared = default != "not declared"
     return Backend(
         name=module.NAME, role=role,
         precisions=tuple(getattr(module, "PRECISIONS", (getattr(module, "PRECISION",
                                                                  "complex128"),))),
         runner=lambda precision, fusion: AdapterRunner(module, precision, fusion),
-        fusion=FusionFacts(tuple(getattr(module, "FUSION", ())), fusion_default, rule),
-        device=device, threads="own" if hasattr(module, "set_threads") else "serial",
-        max_qubits=max_qubits, max_qubits_reason=max_qubits_reason,
-        package=package or module.NAME, describe={k: str(v) for k, v in settings.items()},
-        baseline=baseline, module=module,
+        fusion=FusionFacts(tuple(getattr(module, "FUSION", ())),
+                           default if declared else None, rule, declared),
+        device=facts["DEVICE"], threads="own" if hasattr(module, "set_threads") else "serial",
+        max_qubits=facts["MAX_QUBITS"], max_qubits_reason=facts["MAX_QUBITS_REASON"],
+        package=facts["PACKAGE"] or module.NAME, baseline=facts["BASELINE"],
+        describe={k: str(v) for k, v in settings.items()}, module=module,
         available=lambda: (bool(module.AVAILABLE), str(module.REASON)))
-
-
-def legacy_declaration(module, role):
-    """The :class:`Backend` of a plugin written before backends declared themselves (no
-    ``BACKEND``): what its module interface says, its fusion default "not declared"
-    (``declare`` states it)."""
-    backend = declare(module, role=role, package=getattr(module, "PACKAGE", None),
-                      fusion_default=None)
-    return replace(backend, fusion=replace(backend.fusion, declared=False))

@@ -24,6 +24,8 @@ from ._guard import guarded_import
 
 NAME = "cirq"
 PRECISIONS = ("complex128", "complex64")  # the simulation state's dtype
+PACKAGE = "cirq-core"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (numpy slicing and einsum; no thread control)",
             "api": "StateVectorSimulationState + cirq.act_on per operation",
@@ -86,6 +88,3 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
-
-
-BACKEND = _simulator.declare(__name__, package="cirq-core")

@@ -22,6 +22,8 @@ from ._guard import guarded_import
 
 NAME = "lightning"
 PRECISIONS = ("complex128", "complex64")  # StateVectorC128 / StateVectorC64
+PACKAGE = "pennylane-lightning"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 # Threads: this wheel's gate kernels are serial (built without LQ_ENABLE_KERNEL_OMP): at
 # OMP_NUM_THREADS=2, CPU time / wall time stays 1.0 for every named gate and applyMatrix
@@ -155,6 +157,3 @@ def _translation():
 # the adjoint method runs this adapter's gates: its _operation, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, operation=_operation)
-
-
-BACKEND = _simulator.declare(__name__, package="pennylane-lightning")

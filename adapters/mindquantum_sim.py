@@ -31,6 +31,8 @@ from ._guard import guarded_import
 
 NAME = "mindquantum"
 PRECISIONS = ("complex128", "complex64")
+PACKAGE = "mindquantum"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (OMP_NUM_THREADS=1 before import; set_threads sets the OpenMP "
                        "count of mindquantum's own libgomp through threadpoolctl)",
@@ -204,6 +206,3 @@ def _translation():
 # the gradient module builds its circuit from this adapter's _gates, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, gates=_gates)
-
-
-BACKEND = _simulator.declare(__name__, package="mindquantum")

@@ -35,6 +35,8 @@ from ._guard import guarded_import, tool_version
 
 NAME = "projectq"
 PRECISIONS = ("complex128",)
+PACKAGE = "projectq"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 
 projectq, AVAILABLE, REASON = guarded_import("projectq", "ops", "meta", "backends")
@@ -179,6 +181,3 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
-
-
-BACKEND = _simulator.declare(__name__, package="projectq")

@@ -32,6 +32,8 @@ from ._guard import guarded_import
 
 NAME = "qibojit"
 PRECISIONS = ("complex128", "complex64")
+PACKAGE = "qibojit"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (numba's count, which qibojit's prange loops use; see "
                        "set_threads)",
@@ -192,6 +194,3 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
-
-
-BACKEND = _simulator.declare(__name__, package="qibojit")

@@ -57,6 +57,8 @@ from ._guard import guarded_import
 
 NAME = "qiskit-aer"
 PRECISIONS = ("complex128",)
+PACKAGE = "qiskit-aer"
+FUSION_DEFAULT = None  # Aer's own rule: fused from 15 qubits (SETTINGS)
 PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (AerState parallel_state_update, see set_threads; AerState "
                        "ignores max_parallel_threads)",
@@ -280,7 +282,3 @@ def _translation():
 
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, _METHODS, _translation)
-
-
-#: Aer's default fusion is a rule of its own (on from 15 qubits, see SETTINGS).
-BACKEND = _simulator.declare(__name__, package="qiskit-aer", fusion_default=None)

@@ -26,6 +26,7 @@ from ._guard import guarded_import
 
 NAME = "qsim"
 PRECISIONS = ("complex64",)  # qsim's CPU state vector is float32
+PACKAGE = "qsimcirq"
 PRECISION = PRECISIONS[0]
 
 qsimcirq, AVAILABLE, REASON = guarded_import("qsimcirq")
@@ -39,6 +40,7 @@ _FUSION = 2
 #: gives the same state bit for bit as 2, measured on QCBM at 8 and 10 qubits), so the
 #: suites' unfused comparison runs it at its default and says so.
 FUSION = (2, 3, 4, 5, 6)
+FUSION_DEFAULT = _FUSION
 
 SETTINGS = {"threads": "1 (the cpu_threads option 't' of every call, see set_threads)",
             "api": "qsimcirq.qsim.qsim_simulate_fullstate on a circuit translated once "
@@ -122,6 +124,3 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
-
-
-BACKEND = _simulator.declare(__name__, package="qsimcirq", fusion_default=_FUSION)

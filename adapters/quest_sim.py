@@ -56,6 +56,8 @@ elif "dtype size changed" in REASON:
               "0.0.1a0.dev1 from its sdist instead")
 
 PRECISIONS = (_PRECISIONS[pyquest.precision],) if AVAILABLE else ("complex128",)
+PACKAGE = "pyquest-develop"
+FUSION_DEFAULT = 0
 PRECISION = PRECISIONS[0]
 SETTINGS = {"threads": "1 (QuEST's OpenMP loops follow the runtime's count: "
                        "omp_set_num_threads of the libgomp it links, see set_threads)",
@@ -213,6 +215,3 @@ def run(state, program):
 
 
 apply = _simulator.kernel_signature(__name__)
-
-
-BACKEND = _simulator.declare(__name__, package="pyquest-develop")

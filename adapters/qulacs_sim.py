@@ -23,6 +23,9 @@ from ._guard import guarded_import
 NAME = "qulacs"
 #: qulacs's Python wheel is built for complex128 only.
 PRECISIONS = ("complex128",)
+PACKAGE = "qulacs"
+FUSION_DEFAULT = 0
+BASELINE = "peer"  # the peer every other is drawn relative to: the seeds' comparison
 # Fusion: QuantumCircuit::update_quantum_state (src/cppsim/circuit.cpp) is a loop calling
 # each gate's update_quantum_state in turn; qulacs merges gates only when asked, through
 # QuantumCircuitOptimizer (optimize / merge_all) or gate.merge, which this adapter calls
@@ -249,7 +252,3 @@ def _translation():
 # the gradient module builds its fixed gates with this adapter's _gate, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
     NAME, GRADIENT_METHODS, _translation, gate=_gate)
-
-
-#: qulacs is the peer every other backend is drawn relative to: the seeds' comparison.
-BACKEND = _simulator.declare(__name__, package="qulacs", baseline="peer")

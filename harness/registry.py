@@ -16,7 +16,7 @@ def simulators():
     tables list them: our kernels in the seeds' progression, our fused backend, then the
     adapters and plugins in registry order."""
     own = [module.BACKEND for module in MODULES.values()] + [fused.BACKEND]
-    return {b.name: b for b in [*own, *adapters.declarations("simulator")]}
+    return {b.name: b for b in [*own, *adapters.simulator_declarations()]}
 
 
 def simulator(name):

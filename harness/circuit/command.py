@@ -349,8 +349,9 @@ def table(report):
         r, (seconds, span) = rows[name], ran[name]
         mark = "*" if len(set(likes)) > 1 and like(name) != common else " "
         spread = f"{format_seconds(span[0])} - {format_seconds(span[1])}"
+        ratio = "1.00" if name == order[0] else ranking.ratio_cell(seconds, span, *fastest)
         lines.append(f"{labels[name]:>5}  {name:<16} {format_seconds(seconds):>10} "
-                     f"{spread:>21} {ranking.ratio_cell(seconds, span, *fastest):>9} "
+                     f"{spread:>21} {ratio:>9} "
                      f"{r['max_error']:>9.1e} {r['samples']:>7}  "
                      f"{r['settings']['hash']}{mark} {r['settings']['fusion']}")
     lines += _notes(report, order)

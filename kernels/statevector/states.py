@@ -6,11 +6,6 @@ import os
 
 import numpy as np
 
-#: precision name -> amplitude dtype: the one map every backend, suite and adapter uses;
-#: complex128 is the default everywhere.
-PRECISIONS = {"complex128": np.dtype(np.complex128), "complex64": np.dtype(np.complex64)}
-
-
 def available_memory():
     """Bytes of memory available to this process now (MemAvailable, else total RAM)."""
     try:

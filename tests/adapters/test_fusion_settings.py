@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from adapters import _simulator
+from harness import registry
+from harness.errors import Unavailable
 from harness.statevector import backends
 from kernels.statevector import KERNELS, circuits
 
@@ -26,17 +28,18 @@ def start():
 
 
 def fusing_peers():
-    return [n for n in backends.fusing() if n != "fused"]
+    return [b.name for b in registry.simulators().values() if b.fusion.settings and not b.own]
 
 
 @pytest.mark.parametrize("name", fusing_peers())
 def test_every_setting_gives_the_right_state(name, qcbm):
     expected = circuits.run(KERNELS["stride"], start(), qcbm)
-    for fusion in backends.fusion_settings(name):
-        backend = backends.get(name, backends.precisions(name)[0], fusion)
+    declared = registry.simulator(name)
+    for fusion in declared.fusion.settings:
+        backend = backends.get(name, declared.default_precision, fusion)
         try:
             backend.require()
-        except NotImplementedError as exc:
+        except Unavailable as exc:
             pytest.skip(str(exc))
         program = backend.program(qcbm, N)
         state = backend.load(start())
@@ -47,7 +50,7 @@ def test_every_setting_gives_the_right_state(name, qcbm):
 
 @pytest.mark.parametrize("name", fusing_peers())
 def test_an_undeclared_setting_is_refused(name, qcbm):
-    module = backends.adapter_module(name)
+    module = registry.simulator(name).module
     if not module.AVAILABLE:
         pytest.skip(module.REASON)
     for bad in (7, -1, True, "2"):
@@ -56,7 +59,7 @@ def test_an_undeclared_setting_is_refused(name, qcbm):
 
 
 def native(name, qcbm, fusion):
-    module = backends.adapter_module(name)
+    module = registry.simulator(name).module
     if not module.AVAILABLE:
         pytest.skip(module.REASON)
     return _simulator.built(module.circuit(qcbm, N, fusion=fusion), module.NAME, N)
@@ -113,7 +116,7 @@ def test_qsim_arithmetic_changes_with_the_setting(qcbm):
     tolerance and not bit for bit."""
     out = {}
     for k in (2, 3):
-        module = backends.adapter_module("qsim")
+        module = registry.simulator("qsim").module
         if not module.AVAILABLE:
             pytest.skip(module.REASON)
         state = module.from_numpy(start().astype(np.complex64))

@@ -54,8 +54,9 @@ def test_example_plugin_is_discovered(installed):
     assert report[AD][0] and adapters.registry()[AD] == "ad"
     assert SIM in adapters.simulators() and AD in adapters.ad()
     assert SIM in backends.names() and AD in ad_backends.names()
-    from harness.settings import fusion_state
-    assert fusion_state(adapters.load(SIM).SETTINGS["fusion"]) == "off"
+    from harness import registry
+    assert registry.simulator(SIM).role == "plugin"
+    assert registry.simulator(SIM).fusion_label() == "off"
 
 
 def test_example_plugin_is_validated(installed):

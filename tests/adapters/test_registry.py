@@ -119,11 +119,11 @@ def test_load_by_name_or_module_name_is_one_module(module_name):
 
 def test_load_takes_every_name_backends_get_takes():
     """harness.statevector.backends.get takes a simulator's NAME or its module name:
-    adapters.load gives the same module for each."""
-    from harness.statevector import backends
-    for module in backends.simulator_adapters():
+    the registry and adapters.load give the same module for each."""
+    from harness import registry
+    for module in adapters.modules("simulator"):
         for name in (module.NAME, module.__name__.rpartition(".")[2]):
-            assert backends.adapter_module(name) is module
+            assert registry.simulator(name).module is module
             assert adapters.load(name) is module, name
 
 

@@ -12,13 +12,14 @@ import numpy as np
 import pytest
 
 import adapters
+from adapters._simulator import declaration
 from harness import threads
-from kernels.statevector import circuits, gates, naive, states
+from kernels.statevector import circuits, gates, naive, settings, states
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
 
 SIMULATORS = [name for name, kind in adapters.registry().items() if kind == "simulator"]
-PRECISIONS = states.PRECISIONS
+PRECISIONS = {name: p.dtype for name, p in settings.PRECISIONS.items()}
 #: amplitude tolerance per precision: one gate, and a circuit of a few hundred gates
 GATE_ATOL = {"complex128": 1e-12, "complex64": 2e-6}
 CIRCUIT_ATOL = {"complex128": 1e-10, "complex64": 5e-5}
@@ -93,23 +94,21 @@ BUILT_IN = [name for name, kind in adapters.ADAPTERS.items() if kind == "simulat
 
 @pytest.mark.parametrize("name", BUILT_IN)
 def test_fusion_is_declared(name):
-    """Every built-in simulator says whether the tool, as driven, fuses gates: a sentence
-    starting "off"/"none" (one pass per gate) or one describing the fusion, read by
-    harness.settings; installed or not (SETTINGS is set on import)."""
-    from harness.settings import fusion_state
-    module = adapters.load(name)
-    fusion = module.SETTINGS["fusion"]
-    assert isinstance(fusion, str) and len(fusion.split()) >= 3, (name, fusion)
-    assert fusion_state(fusion) in ("off", "on")
+    """Every built-in simulator declares, installed or not, how the tool as driven fuses
+    gates: its default as a value (0 off, k, or None for a rule of the tool's own) and
+    the rule in words (SETTINGS["fusion"])."""
+    backend = declaration(adapters.load(name))
+    assert backend.fusion.declared and len(backend.fusion.rule.split()) >= 3
+    assert backend.fusion.default is None or backend.fusion.default in (
+        0, *backend.fusion.settings)
 
 
 def test_fusion_states():
-    """The tools that fuse as driven: Aer (circuits, from 15 qubits) and qsim; the rest
-    run one pass per gate."""
-    from harness.settings import fusion_state
-    on = {name for name in BUILT_IN
-          if fusion_state(adapters.load(name).SETTINGS["fusion"]) == "on"}
-    assert on == {"qiskit_aer_sim", "qsim_sim"}
+    """The tools that fuse at their default: Aer (circuits, from 15 qubits, its own rule)
+    and qsim (at most 2 qubits); the rest run one pass per gate."""
+    declared = {name: declaration(adapters.load(name)).fusion for name in BUILT_IN}
+    on = {name: fusion.default for name, fusion in declared.items() if fusion.fuses}
+    assert on == {"qiskit_aer_sim": None, "qsim_sim": 2}
 
 
 # --- correctness ------------------------------------------------------------------------

@@ -24,11 +24,12 @@ from typing import NamedTuple
 import numpy as np
 
 from kernels.statevector import gates
-from kernels.statevector.states import PRECISIONS, random_state
+from kernels.statevector.settings import PRECISIONS
+from kernels.statevector.states import random_state
 
 #: qubits of the probes' good state
 N = 3
-DTYPES = PRECISIONS
+DTYPES = {name: p.dtype for name, p in PRECISIONS.items()}
 
 
 class Expect(NamedTuple):
@@ -172,7 +173,7 @@ PROBES = [
     Probe("object matrix of numbers", gates.T.astype(object), (0,)),
     Probe("locs as a list of numpy integers", X, [np.int64(2)], [np.int32(0)]),
     # scalar qubits: the kernel signature only (an Instruction's qubits are tuples)
-    Probe("scalar qubits", X, 1, 0, paths={"gate": None, "circuit": None}),
+    Probe("scalar qubits", X, 1, 0, paths={"gate": None, "circuit": None, "program": None}),
     Probe("dense 2-qubit gate, unsorted, control on 0", _unitary(2, 1), (2, 0), (1,), (0,)),
     Probe("dense 3-qubit gate", _unitary(3, 2), (1, 2, 0)),
     # a matrix is applied as given; a tool that only takes unitaries says so

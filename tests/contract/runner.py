@@ -10,9 +10,11 @@ runs a new child, which skips every probe OUT already has a result for.
 group.
 
 Backends: ``kernel:<name>`` for each kernel of KERNELS, ``prepare:<name>`` for
-``prepare`` on each, and every simulator adapter or plugin of ``adapters.registry()`` by
-its registry name. Groups: ``kernels`` (the kernels and prepare, one process) and one per
-adapter.
+``prepare`` on each, ``program:<name>`` for each of our backends without the one-gate
+signature (the fused backend: its runner's program, built for n and run on a state), and
+every simulator adapter or plugin of ``adapters.registry()`` by its registry name: every
+backend the registry (harness.registry) holds. Groups: ``kernels`` (our backends, one
+process) and one per adapter.
 """
 
 import copy
@@ -37,8 +39,12 @@ TIMEOUT = 600
 # --- what the child runs -------------------------------------------------------------------
 
 def kernel_backends():
+    from harness import registry
     from kernels.statevector import KERNELS
-    return [f"{kind}:{name}" for kind in ("kernel", "prepare") for name in KERNELS]
+    circuits_only = [b.name for b in registry.simulators().values()
+                     if b.own and not b.one_gate]
+    return ([f"{kind}:{name}" for kind in ("kernel", "prepare") for name in KERNELS]
+            + [f"program:{name}" for name in circuits_only])
 
 
 def simulator_adapters():
@@ -57,12 +63,12 @@ def backends_of(group):
 def plan(kind):
     """``(probe name, path, probe)`` of every probe a backend of ``kind`` ("kernel",
     "prepare" or "adapter") must pass: what the child runs and the parent expects."""
-    paths = {"kernel": ("apply",), "prepare": ("prepare",),
+    paths = {"kernel": ("apply",), "prepare": ("prepare",), "program": ("program",),
              "adapter": ("apply", "gate", "circuit")}[kind]
     out = [(probe.name, path, probe) for probe in P.PROBES for path in paths
            if probe.paths.get(path, probe.expect) is not None]
-    builds = ("prepare",) if kind == "prepare" else ("gate", "circuit") \
-        if kind == "adapter" else ()
+    builds = {"prepare": ("prepare",), "adapter": ("gate", "circuit"),
+              "program": ("circuit",)}.get(kind, ())
     out += [(size.name, size.build, size) for size in P.SIZE_PROBES if size.build in builds]
     if kind == "adapter":
         out += [(misuse.name, misuse.call, misuse) for misuse in P.MISUSE_PROBES]
@@ -157,7 +163,9 @@ def _matrix_kept(args, kept):
 
 
 class KernelTarget:
-    """A kernel of KERNELS (``kernel:<name>``) or ``prepare`` on it (``prepare:<name>``)."""
+    """A kernel of KERNELS (``kernel:<name>``), ``prepare`` on it (``prepare:<name>``), or
+    one of our whole-circuit backends (``program:<name>``): its declared runner's program
+    of the one instruction, built for the probe's n and run on the state in place."""
 
     def __init__(self, backend):
         self.backend = backend
@@ -165,11 +173,9 @@ class KernelTarget:
         self.dtype = P.DTYPES["complex128"]
 
     def unavailable(self):
-        if self.name == "cuda":
-            from kernels.statevector import cuda
-            ok, why = cuda.available()
-            return None if ok else f"cuda: {why}"
-        return None
+        from harness import registry
+        ok, why = registry.simulator(self.name).available()
+        return None if ok else f"{self.name}: {why}"
 
     def device(self, vec):
         """The state as this kernel takes it (a cupy array for cuda); None: no such state
@@ -210,18 +216,35 @@ class KernelTarget:
         before = self.host(state)
         if self.kind == "kernel":
             action = lambda: KERNELS[self.name](state, *args)  # noqa: E731
+        elif self.kind == "program":
+            action = lambda: self._program(P.N, args, state)  # noqa: E731
         else:
             dtype = getattr(state, "dtype", self.dtype)
             action = lambda: prepare(self.name, P.N, *args, dtype=dtype)(state)  # noqa: E731
         return Outcome(expect, before, expected).judge(action, lambda: self.host(state),
                                                        _matrix_kept(args, kept))
 
+    def _program(self, n, args, state):
+        from harness import registry
+        from kernels.statevector.circuits import Instruction
+        matrix, locs, ctrl_locs, ctrl_vals = args
+        backend = registry.simulator(self.name)
+        dtype = getattr(state, "dtype", None)  # a state it does not run: refused by run
+        runner = backend.make(dtype if any(p.dtype == dtype for p in backend.precisions)
+                              else backend.default_precision)
+        inst = Instruction(name=P.instruction_name(matrix), matrix=matrix, locs=locs,
+                           ctrl_locs=ctrl_locs, ctrl_vals=ctrl_vals or (), params=())
+        runner.run(state, runner.program([inst], n))
+
     def _size(self, size, rng):
         from kernels.statevector.prepared import prepare
         vec = P.good(self.dtype, rng, size.state_qubits)
         state = self.device(vec)
         expected = reference(vec, *size.instruction) if size.expect.ok else None
-        action = lambda: prepare(self.name, size.built_for, *size.instruction)(state)  # noqa
+        if self.kind == "program":
+            action = lambda: self._program(size.built_for, size.instruction, state)  # noqa
+        else:
+            action = lambda: prepare(self.name, size.built_for, *size.instruction)(state)  # noqa
         return Outcome(size.expect, self.host(state), expected).judge(
             action, lambda: self.host(state))
 

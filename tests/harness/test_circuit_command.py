@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import adapters
+from adapters._simulator import declaration
+from harness import registry
 from harness.__main__ import main
-from harness.statevector import backends
 from kernels.statevector import circuits, naive
 
 pytest.importorskip("qiskit")
@@ -35,21 +37,29 @@ def test_a_library_circuit_on_the_kernels(capsys, tmp_path):
     assert "circuit lib:ghz: 5 qubits, 5 gates" in out
     report = json.loads(out_json.read_text())
     assert set(report) >= {"circuit", "qubits", "gates", "precision", "settings_hash",
-                           "backends"}
+                           "ranks", "reference", "rounds", "cache", "backends"}
+    assert report["ranks"] == 1 and report["cache"] == "cold"
+    # validated against the dense oracle at 5 qubits, which the others agree with
+    assert report["reference"]["backend"] == "naive"
+    assert set(report["reference"]["agreed_by"]) == {"stride", "subspace"}
     assert (report["circuit"], report["qubits"], report["gates"]) == ("lib:ghz", 5, 5)
     assert report["precision"] == "complex128" and len(report["settings_hash"]) == 8
     assert set(report["backends"]) == {"stride", "subspace", "naive"}
     for row in report["backends"].values():
         assert row["status"] == "ok" and row["seconds"] > 0 and row["max_error"] < 1e-12
+        low, high = row["interval"]
+        assert low == row["seconds"] <= high and row["samples"] >= 1
         assert row["settings"]["precision"] == "complex128" and row["settings"]["threads"] == 1
         assert len(row["settings"]["hash"]) == 8
     state = np.load(out_state)
     expected = np.zeros(32, dtype=complex)
     expected[[0, 31]] = 2 ** -0.5
     np.testing.assert_allclose(state, expected, atol=1e-12)
-    # the ranking: every backend that ran, fastest first, time / fastest of 1.00 on top
+    # the ranking: every backend that ran, fastest first, time / fastest of (~)1.00 on
+    # top, each with its interval; the reference named, with what agreed with it
     lines = [line for line in out.splitlines() if line.strip()[:1].isdigit()]
-    assert len(lines) == 3 and lines[0].split()[4] == "1.00"
+    assert len(lines) == 3 and " 1.00 " in lines[0]
+    assert "reference: naive" in out and "interval: the samples' minimum" in out
 
 
 def test_a_qasm_file_says_what_was_dropped(capsys):
@@ -72,8 +82,11 @@ def test_skipped_and_refused_backends_are_listed_with_their_reasons(capsys, tmp_
     code, out, err = run_cli(capsys, "lib:qft", "--qubits", 11, "--backends",
                              "stride,naive,cuda", "--json", out_json)
     assert code == 0, err
-    rows = json.loads(out_json.read_text())["backends"]
+    report = json.loads(out_json.read_text())
+    rows = report["backends"]
     assert rows["naive"]["status"] == "refused" and "up to 10 qubits" in rows["naive"]["reason"]
+    # above the dense oracle's limit the fast reference validates
+    assert report["reference"]["backend"] == "blocked"
     assert rows["cuda"]["status"] in ("skipped", "ok")
     assert "refused: naive:" in out
 
@@ -129,7 +142,8 @@ def _wrong_simulator():
 
 def test_a_wrong_backend_exits_1(capsys, monkeypatch, tmp_path):
     wrong = _wrong_simulator()
-    monkeypatch.setattr(backends, "simulator_adapters", lambda: [wrong])
+    monkeypatch.setattr(adapters, "simulator_declarations",
+                        lambda: [declaration(wrong, "plugin")])
     out_json = tmp_path / "r.json"
     code, out, err = run_cli(capsys, "lib:ghz", "--qubits", 3, "--backends", "stride,wrong",
                              "--json", out_json)
@@ -139,6 +153,9 @@ def test_a_wrong_backend_exits_1(capsys, monkeypatch, tmp_path):
     assert rows["wrong"]["status"] == "wrong" and rows["wrong"]["max_error"] > 0.5
     assert rows["wrong"]["seconds"] is None  # never timed
     assert rows["stride"]["status"] == "ok"
+    # a disagreement has the reference checked by a backend apart from both
+    cross = json.loads(out_json.read_text())["reference"]["cross_check"]
+    assert cross["agrees"] and cross["backend"] not in ("naive", "stride", "wrong")
 
 
 def test_a_backend_that_raises_is_refused_and_stops_nothing(capsys, monkeypatch, tmp_path):
@@ -147,7 +164,8 @@ def test_a_backend_that_raises_is_refused_and_stops_nothing(capsys, monkeypatch,
     def run(state, program):
         raise TypeError("an internal bug")
     broken.run = run
-    monkeypatch.setattr(backends, "simulator_adapters", lambda: [broken])
+    monkeypatch.setattr(adapters, "simulator_declarations",
+                        lambda: [declaration(broken, "plugin")])
     code, out, _ = run_cli(capsys, "lib:ghz", "--qubits", 3, "--backends", "wrong,stride")
     assert code == 0
     assert "refused: wrong: raised TypeError: an internal bug" in out
@@ -174,16 +192,21 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
     report = json.loads(out_json.read_text())
     rows = report["backends"]
     assert report["fusion"] == "all"
-    assert {f"fused@{k}" for k in range(1, 7)} <= set(rows) and "stride" in rows
+    # every setting once: the default under the backend's name, the others as name@k
+    assert {"fused", *(f"fused@{k}" for k in (1, 2, 3, 5, 6))} <= set(rows)
+    assert "fused@4" not in rows and "stride" in rows
+    hashes = [r["settings"]["hash"] for r in rows.values()]
+    assert len(hashes) == len(set(hashes))
+    assert rows["fused"]["settings"]["fusion"] == "up to 4 qubits"
     assert rows["stride"]["settings"]["fusion"] == "off"
     assert rows["fused@3"]["settings"]["fusion"] == "up to 3 qubits"
-    info = rows["fused@3"]["fused"]
+    info = rows["fused@3"]["program"]
     assert info["max_qubits"] == 3 and info["passes"] >= 1 and info["level"] == "L2"
     assert info["effective_gbs"] > 0 and info["level_gbs"] > 0
     assert "fused@3: 264 gates fused into" in out and "in-place yardstick" in out
-    if backends.adapter_module("qulacs").AVAILABLE:
+    if registry.simulator("qulacs").available()[0]:
         assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized
-        assert rows["qulacs@2"]["status"] == "ok"
+        assert rows["qulacs@2"]["status"] == "ok" and "qulacs@0" not in rows
 
 
 @pytest.mark.parametrize("fusion", ["sometimes", "9"])
@@ -191,3 +214,31 @@ def test_a_fusion_setting_nobody_declares_is_bad_input(capsys, fusion):
     code, _, err = run_cli(capsys, "lib:ghz", "--qubits", 4, "--backends", "fused,stride",
                            "--fusion", fusion)
     assert code == 2 and "--fusion" in err
+
+
+def test_ties_and_the_cache_regime(capsys, tmp_path):
+    """The same backend twice in one run (two settings that compute alike) is no
+    ranking at all: a tie, within the noise; the regime asked for is in every row's
+    settings; the rounds end once the fastest two are told apart or the budget ends."""
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:qcbm", "--qubits", 10, "--backends",
+                             "stride,subspace", "--cache", "warm", "--rounds", 6,
+                             "--json", out_json)
+    assert code == 0, err
+    report = json.loads(out_json.read_text())
+    assert report["cache"] == "warm"
+    assert {r["settings"]["cache"] for r in report["backends"].values()} == {"warm"}
+    assert report["rounds"]["run"] <= 6
+    # subspace (numpy gathers) is far slower than stride: told apart, no tie
+    assert report["rounds"]["settled"]
+    assert "the fastest two told apart" in out
+
+
+def test_ranking_marks_ties():
+    from harness import ranking
+    rows = {"a": (1.0, (1.0, 1.2)), "b": (1.1, (1.1, 1.3)), "c": (2.0, (2.0, 2.1))}
+    assert ranking.ranks(rows) == {"a": "1=", "b": "1=", "c": "3"}
+    assert ranking.ratio_cell(1.1, (1.1, 1.3), 1.0, (1.0, 1.2)) == "~1.10"
+    assert ranking.ratio_cell(2.0, (2.0, 2.1), 1.0, (1.0, 1.2)) == "2.00"
+    assert not ranking.settled(rows) and ranking.settled({"a": rows["a"], "c": rows["c"]})
+    assert ranking.headline(rows) == ("a ~ b", "c x2.00")

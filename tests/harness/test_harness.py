@@ -3,30 +3,33 @@
 import numpy as np
 import pytest
 
-from harness import profiles, threads
-from harness.errors import ValidationError
+from harness import profiles, registry, threads
+from harness.errors import Unavailable, ValidationError
 from harness.statevector import backends, validate
 from kernels.statevector import circuits
+from kernels.statevector.runner import KernelRunner
+from kernels.statevector.settings import PRECISIONS
 from kernels.statevector.states import random_state
 
 
 def test_backend_names_cover_kernels_and_qulacs():
     names = backends.names()
-    assert names[:7] == ["naive", "subspace", "loop", "unrolled", "stride", "threaded", "cuda"]
+    assert names[:9] == ["naive", "subspace", "blocked", "loop", "unrolled", "stride",
+                         "threaded", "cuda", "fused"]
     assert "qulacs" in names
     with pytest.raises(ValueError, match="unknown backend 'nope'"):
         backends.get("nope")
 
 
 def test_unavailable_backend_is_a_skip_with_its_reason():
-    ok, why = backends.get("cuda").cuda.available()
+    ok, why = registry.simulator("cuda").available()
     if ok:
         pytest.skip("a GPU is present here")
-    with pytest.raises(NotImplementedError, match="cuda: .+"):
+    with pytest.raises(Unavailable, match="cuda: .+"):
         backends.get("cuda").require()
 
 
-class _Broken(backends.KernelBackend):
+class _Broken(KernelRunner):
     """A kernel that is wrong by a phase on one amplitude."""
 
     def program(self, instructions, n):
@@ -41,8 +44,11 @@ class _Broken(backends.KernelBackend):
 def test_wrong_result_fails_validation_before_timing():
     vec = random_state(5, np.random.default_rng(0))
     inst = [circuits.gate("H", 2)]
+    broken = backends.get("stride")
+    broken.require()
+    broken._runner = _Broken(broken._runner.module, PRECISIONS["complex128"])
     with pytest.raises(ValidationError, match=r"stride H \(complex128\): max amplitude error"):
-        validate.validated_program(_Broken("stride"), vec, inst, what="H")
+        validate.validated_program(broken, vec, inst, what="H")
     assert validate.validated_program(backends.get("stride"), vec, inst) is not None
 
 
@@ -55,7 +61,7 @@ def test_complex64_backends_are_checked_at_their_precision():
     assert state.dtype == np.complex64
     backend.run(state, program)
     err = np.max(np.abs(state - validate.reference(vec, circ)))
-    assert 1e-9 < err < validate.ATOL["complex64"]  # single precision, and close
+    assert 1e-9 < err < PRECISIONS["complex64"].atol  # single precision, and close
     # a wrong complex64 result still fails
     with pytest.raises(ValidationError, match=r"\(complex64\)"):
         validate.compare("x", state * 1.001, validate.reference(vec, circ), precision="complex64")
@@ -72,7 +78,7 @@ def test_validation_catches_nan_and_shape():
 
 
 @pytest.mark.parametrize("n", [3, 11])
-def test_reference_is_dense_or_subspace_and_agrees(n):
+def test_reference_is_dense_or_blocked_and_agrees(n):
     vec = random_state(n, np.random.default_rng(n))
     circ = circuits.qft(n)
     ref = validate.reference(vec, circ)
@@ -124,7 +130,7 @@ def test_complex64_suite_validates_and_times():
     # (the example plugin, which other tests install for a while, may have been there
     # when the suite was first imported, or be there now)
     # the gate suites leave out the backends that run whole circuits only (fused)
-    declared = set(backends.names("complex64")) - set(backends.CIRCUIT_BACKENDS)
+    declared = set(registry.names("complex64", one_gate=True))
     assert set(suite.GateComplex64.params[2]) ^ declared <= {"example-numpy"}
     assert {"stride", "qsim"} <= set(suite.GateComplex64.params[2])
     assert "qulacs" not in suite.GateComplex64.params[2]

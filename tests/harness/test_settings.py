@@ -24,20 +24,28 @@ def test_hashes_are_stable_and_follow_every_setting():
 
 
 def test_adapters_carry_their_version_and_declared_fusion():
-    import adapters
+    import importlib.metadata
     aer = settings.of("qiskit-aer", "complex128", 1)
-    assert aer["version"] == adapters.load("qiskit_aer_sim").REASON
-    assert aer["fusion"] == "on" and "Aer" in aer["fusion_detail"]
+    try:
+        version = importlib.metadata.version("qiskit-aer")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    assert aer["version"] == f"qiskit-aer {version}"
+    assert aer["fusion"] == "on (the tool's rule)" and "Aer" in aer["fusion_detail"]
+    # its default and an explicit setting differ; fused's default and the setting it
+    # stands for are one setting, one hash
+    assert settings.of("qiskit-aer", fusion=5)["hash"] != aer["hash"]
+    assert settings.of("fused", fusion=4) == settings.of("fused")
+    assert settings.of("fused", fusion=3)["fusion"] == "up to 3 qubits"
     # one gate is one pass: fusion does not apply, so gates compare like for like
     assert settings.of("qiskit-aer", "complex128", 1, what="gate")["like"] == \
         settings.of("stride", "complex128", 1, what="gate")["like"]
 
 
-def test_fusion_state_reads_the_declared_sentence():
-    assert settings.fusion_state("none (QuEST has none)") == "off"
-    assert settings.fusion_state("off (one pass per gate)") == "off"
-    assert settings.fusion_state("qsim's default gate fusion (max 2)") == "on"
-    assert settings.fusion_state(settings.UNDECLARED) == settings.UNDECLARED
+def test_the_cache_regime_is_a_setting_of_its_own():
+    warm, cold = settings.of("stride"), settings.of("stride", cache="cold")
+    assert warm["cache"] == "warm" and cold["cache"] == "cold"
+    assert warm["like"] != cold["like"]
 
 
 def test_for_params_knows_each_suite():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from numba import njit
 
 from kernels.statevector import KERNELS, circuits, fused, fusion, gates, machine
-from kernels.statevector.fused import program
+from kernels.statevector.fused import program as fused_program
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
 
@@ -199,7 +199,7 @@ def test_the_stage_loops_are_packed_simd(dtype):
     program = fused.compile(circuits.LIBRARY["qv"].make(n, np.random.default_rng(1)), n,
                             dtype, max_qubits=2, block=8)
     run, args = next(s for s in program.steps if not callable(s))
-    loop = program._LOOPS[run, False]
+    loop = fused_program._LOOPS[run, False]
     # numba does not disassemble code it loaded from its cache: compile the loop afresh
     options = {k: v for k, v in loop.targetoptions.items() if k not in ("cache", "nopython")}
     fresh = njit(**options)(loop.py_func)

@@ -2,9 +2,10 @@
 array viewed as a tensor with one axis of length 2 per qubit, and a k-qubit gate is one
 ``np.tensordot`` over its k axes, on the slice where the controls hold.
 
-This module is the whole plugin interface of a simulator (see the project's README,
-"Benchmark your own simulator"): NAME, AVAILABLE, REASON, PRECISIONS, SETTINGS,
-from_numpy, to_numpy, gate, circuit, run, apply, sync.
+This module is the whole plugin interface of a simulator (see the project's
+docs/plugins.md): NAME, AVAILABLE, REASON, PRECISIONS, SETTINGS, from_numpy, to_numpy,
+gate, circuit, run, apply, sync, and the facts the harness reads besides (FUSION_DEFAULT,
+PACKAGE).
 """
 
 from numbers import Number
@@ -16,10 +17,14 @@ AVAILABLE = True
 REASON = f"example-numpy 0.1.0 (numpy {np.__version__})"
 PRECISIONS = ("complex128", "complex64")
 PRECISION = PRECISIONS[0]
+#: How it fuses at its default: 0 (off: one pass per gate), k (at most k qubits), or None
+#: (a rule of its own, which SETTINGS["fusion"] describes); the tables compare on it.
+FUSION_DEFAULT = 0
+#: The distribution whose version its results name.
+PACKAGE = "numpy"
 SETTINGS = {"threads": "1 (numpy's tensordot of a 2**k matrix is not threaded by BLAS here)",
             "gates": "every gate as its matrix, one tensordot on the controlled slice",
-            # what the harness records and compares (a sentence starting "off" when gates
-            # are not fused; otherwise say how they are)
+            # how it fuses, in words, for a reader of the settings
             "fusion": "off (one tensordot per gate)"}
 
 _DTYPES = {np.dtype(np.complex128): "complex128", np.dtype(np.complex64): "complex64"}

@@ -17,6 +17,7 @@ import numpy as np
 from .. import fusion
 from ..codegen import sources
 from ..compiled import stride
+from ..compiled._plan import NUMBA_DTYPES
 from . import simd
 from . import stages
 from .._validate import check_gate_on
@@ -188,12 +189,15 @@ class Program:
     def __init__(self, instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS,
                  block=None):
         dtype = np.dtype(dtype)
-        if dtype.char not in "DF":
+        if dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"fused runs complex128 and complex64, not {dtype}")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"n must be a positive number of qubits, got {n!r}")
         self.n, self.dtype = int(n), dtype
-        for inst in instructions:  # ValueError naming the bad argument, before any work
-            check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
-                          inst.ctrl_vals or None, dtype)
+        checked = [check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
+                                 inst.ctrl_vals or None, dtype)  # ValueError, before any work
+                   for inst in instructions]
+        self.real = not any(np.any(g.matrix.imag) for g in checked)
         if block is not None and (isinstance(block, bool) or not isinstance(
                 block, (int, np.integer)) or block < 1):
             raise ValueError(f"block must be a positive number of qubits (log2 of a chunk's "
@@ -242,6 +246,12 @@ class Program:
     def __call__(self, state):
         shape = (1 << self.n,)
         flags = getattr(state, "flags", None)
+        if isinstance(state, np.ndarray) and state.dtype.char not in NUMBA_DTYPES:
+            if state.dtype.kind == "f" and self.real:  # it could hold the result
+                raise NotImplementedError(f"fused runs complex128 and complex64 states, "
+                                          f"not {state.dtype}")
+            raise ValueError(f"state of dtype {state.dtype} cannot hold this circuit's "
+                             "complex amplitudes")
         if not (isinstance(state, np.ndarray) and state.shape == shape
                 and state.dtype == self.dtype and flags.c_contiguous and flags.writeable):
             raise ValueError(f"state must be a contiguous, writeable array of shape {shape} "
