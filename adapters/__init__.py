@@ -207,6 +207,14 @@ def simulator_declarations():
             for name, (module, _, _) in _survey("simulator").items() if module is not None]
 
 
+def ad_declarations():
+    """The declaration (kernels.ad.backend.ADBackend) of every AD adapter and plugin that
+    :func:`modules` lists, in registry order (``adapters._ad_common.declaration``)."""
+    from ._ad_common import declaration
+    return [declaration(module, "peer" if name in ADAPTERS else "plugin")
+            for name, (module, _, _) in _survey("ad").items() if module is not None]
+
+
 def _usable(kind):
     return {name: module for name, (module, ok, _) in _survey(kind).items() if ok}
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from kernels.ad.backend import UNKNOWN_COST, ADBackend
+
 
 @dataclass(frozen=True)
 class Prepared:
@@ -136,3 +138,14 @@ def missing_is_unsupported(tool, namespace):
         raise NotImplementedError(
             f"{tool} has no counterpart of numpy.{exc.name}, which the function "
             "calls") from exc
+
+
+def declaration(module, role="peer"):
+    """The :class:`kernels.ad.backend.ADBackend` of the AD adapter or plugin ``module``,
+    from its module interface: ``NAME`` and the facts ``COST`` (the cost model's, default
+    an eager tool's), ``COMPILES`` (its preparation compiles) and ``PACKAGE`` (the
+    distribution whose version a result names; default NAME)."""
+    return ADBackend(name=module.NAME, role=role,
+                     cost=getattr(module, "COST", UNKNOWN_COST),
+                     compiles=bool(getattr(module, "COMPILES", False)),
+                     package=getattr(module, "PACKAGE", None) or module.NAME)

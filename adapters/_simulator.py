@@ -20,10 +20,10 @@ from kernels.statevector.backend import NO_LIMIT, Backend, FusionFacts
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.settings import PRECISIONS
 
+from ._guard import tool_version
+
 #: precision name -> amplitude dtype
 DTYPES = {name: p.dtype for name, p in PRECISIONS.items()}
-
-from ._guard import tool_version
 
 
 def require(name, available, reason):

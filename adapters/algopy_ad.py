@@ -23,11 +23,18 @@ import types
 
 import numpy as np
 
+from kernels.ad.backend import Cost
+
 from . import _ad_common
 from ._guard import guarded_import
 from ._translate import binary_operators, translate
 
 NAME = "algopy"
+PACKAGE = "algopy"
+#: The cost model's facts (kernels.ad.backend.Cost): forward mode carrying all N
+#: directions, O(N) per operation (measured 108 evaluations of f at n = 16 and 341 at 1600
+#: on the loop; 5100 on vectorised Ackley at 1600).
+COST = Cost(loop=lambda N: 100.0 + 0.15 * N, vector=lambda N: 10.0 + 3.0 * N)
 
 algopy, AVAILABLE, REASON = guarded_import("algopy")
 

@@ -22,6 +22,8 @@ repeated layers under ``jax.lax.scan`` to keep the compile time down).
 
 import time
 
+from kernels.ad.backend import Cost, constant
+
 from . import _ad_common, _gradients
 from ._translate import translate
 
@@ -29,6 +31,12 @@ from ._translate import translate
 from .jax_ad import AVAILABLE, NUMPY, REASON, jax, sync, to_device  # noqa: F401
 
 NAME = "jax-jit"
+PACKAGE = "jax"
+#: The cost model's facts (kernels.ad.backend.Cost): compiled, about 20 evaluations of f;
+#: jax.jit traces and compiles in 0.1-0.5 s for vectorised code, and tracing unrolls an
+#: element loop (~3000 steady gradients: 0.2 s for Ackley at n = 16).
+COST = Cost(loop=constant(20.0), vector=constant(20.0), first_call=(0.1, 3000.0))
+COMPILES = True
 
 #: The most equations the objective's trace may have; see the module docstring.
 MAX_EQUATIONS = 2500

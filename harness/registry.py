@@ -1,11 +1,15 @@
-"""The one registry of simulator backends: our kernels, the fused backend, and every
-simulator adapter and plugin, each the one object that declares its facts
-(:class:`kernels.statevector.backend.Backend`). Everything the harness knows about a
-backend it reads here: which backends exist and in what order, what each runs, which is a
-table's baseline, which one validates the others. No code of the harness names a backend.
+"""The one registry of backends, each the one object that declares its facts: simulator
+backends (our kernels, the fused backend, every simulator adapter and plugin:
+:class:`kernels.statevector.backend.Backend`) and AD backends (the hand-written
+derivative, our engines, every AD adapter and plugin: :class:`kernels.ad.backend.ADBackend`).
+Everything the harness knows about a backend it reads here: which backends exist and in
+what order, what each runs, which is a table's baseline, which one validates the others,
+what a gradient costs. No code of the harness names a backend.
 """
 
 import adapters
+from kernels.ad import ENGINES
+from kernels.ad.problems import MANUAL
 from kernels.statevector import MODULES, fused
 from kernels.statevector.backend import ROLES
 from kernels.statevector.settings import precision as as_precision
@@ -66,3 +70,23 @@ def references():
 def fusing():
     """The backends that declare fusion settings, ours first."""
     return [b.name for b in simulators().values() if b.fusion.settings]
+
+
+def ad():
+    """``{name: ADBackend}`` of every AD backend, installed or not: the hand-written
+    derivative, our engines, then the AD adapters and plugins in registry order."""
+    own = [MANUAL, *(module.BACKEND for module in ENGINES.values())]
+    return {b.name: b for b in [*own, *adapters.ad_declarations()]}
+
+
+def ad_backend(name):
+    """The AD backend ``name``; ValueError naming the known ones otherwise."""
+    found = ad()
+    if name not in found:
+        raise ValueError(f"unknown AD backend {name!r}; known: {', '.join(found)}")
+    return found[name]
+
+
+def ad_baseline():
+    """The AD backend every ratio is taken against (role "baseline")."""
+    return next(b for b in ad().values() if b.role == "baseline")

@@ -163,9 +163,9 @@ def validate_variational(qubits=(4, 6), names=None):
     from kernels import variational
     names = names or var_backends.names()
     width = max(map(len, names)) + 1
-    print("circuit gradients: largest error relative to the parameter-shift rule's "
-          f"(allowed {var_validate.DEFAULT_TOLERANCE:g}, finite differences "
-          f"{var_validate.TOLERANCE['finite']:g})")
+    print("circuit gradients: largest error relative to the reference method's "
+          f"(allowed {var_validate.DEFAULT_TOLERANCE:g}, inexact methods "
+          f"{var_validate.INEXACT_TOLERANCE:g})")
     print(f"{'circuit':<8} {'n':>3}  " + " ".join(f"{b:>{width}}" for b in names))
     wrong = 0
     reasons = {}

@@ -4,7 +4,7 @@ over manual, per eval and size."""
 
 from harness import ids, results
 from harness.ad import eval_tables
-from harness.ad.tables import default_chunks
+from harness.ad.tables import MANUAL, default_chunks
 from kernels.ad.problems import PROBLEMS
 from reports._plot import grid, save
 from reports.palette import plot_style
@@ -49,10 +49,10 @@ def eval_figure(res, out):
     evals = list(dict.fromkeys(name for (name, _), _ in data))
     fig, axes = grid(len(evals), width=5.0, height=3.8)
     for ax, name in zip(axes, evals):
-        sizes = [s for s in PROBLEMS[name].sizes if ((name, s), "manual") in data]
+        sizes = [s for s in PROBLEMS[name].sizes if ((name, s), MANUAL) in data]
         backends = list(dict.fromkeys(b for (case, b) in data if case[0] == name))
-        for b in (b for b in backends if b != "manual"):
-            points = [(i, data[(name, s), b] / data[(name, s), "manual"])
+        for b in (b for b in backends if b != MANUAL):
+            points = [(i, data[(name, s), b] / data[(name, s), MANUAL])
                       for i, s in enumerate(sizes) if ((name, s), b) in data]
             if points:
                 ax.plot(*zip(*points), label=b, **plot_style(b))

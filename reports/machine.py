@@ -8,16 +8,28 @@ import os
 import platform
 from pathlib import Path
 
-# every tool the suites compare against or build on
-PACKAGES = ("numpy", "numba", "qulacs", "torch", "jax", "jaxlib", "autograd", "algopy",
-            "cupy", "asv")
+from harness import registry
+
+#: what every measurement builds on, besides the packages the backends declare
+FOUNDATIONS = ("numpy", "numba", "asv")
+
+
+def packages():
+    """The distributions whose versions the report lists: the foundations, then each
+    package a simulator or AD backend declares (kernels.statevector.backend.Backend,
+    kernels.ad.backend.ADBackend), each once."""
+    declared = [b.package for b in registry.simulators().values()]
+    declared += [b.package for b in registry.ad().values()]
+    return list(dict.fromkeys([*FOUNDATIONS, *declared]))
+
 
 SETTINGS = (
     ("statistic", "minimum time over asv's samples (the seeds' and the peers' convention)"),
     ("threads", "1 (OMP, MKL, OpenBLAS, numba pinned) except in the thread-scaling sweep"),
     ("dtype", "complex128 amplitudes (state vector) except the complex64 suite; float64 (AD)"),
-    ("peers' sizes", "the default profile times the peers other than qulacs at fewer n "
-                     "(harness/profiles.py, peer_*); PROFILE=full or peers at every size"),
+    ("peers' sizes", "the default profile times the peers other than the baseline peer at "
+                     "fewer n (harness/profiles.py, peer_*); PROFILE=full or peers at every "
+                     "size"),
     ("validation", "every result checked against the reference before it is timed"),
 )
 
@@ -62,12 +74,13 @@ def peers():
     """[(backend, version or why unavailable, precisions, how it is driven)] of every
     simulator adapter and plugin installed where the report is built (the benchmarked
     environment when `make bench` ran here)."""
-    from harness.statevector.backends import adapter_precisions, simulator_adapters
     rows = []
-    for module in simulator_adapters():
-        settings = getattr(module, "SETTINGS", {})
-        rows.append((module.NAME, module.REASON, ", ".join(adapter_precisions(module)),
-                     "; ".join(f"{k}: {v}" for k, v in settings.items()) or "-"))
+    for b in registry.simulators().values():
+        if b.own:
+            continue
+        driven = {"fusion": b.fusion.rule, **b.describe}
+        rows.append((b.name, b.available()[1], ", ".join(map(str, b.precisions)),
+                     "; ".join(f"{k}: {v}" for k, v in driven.items()) or "-"))
     return rows
 
 
@@ -78,7 +91,7 @@ def versions(res):
     # asv keeps an environment's requirements only on a private attribute
     pinned = getattr(res, "_requirements", None) or {}
     rows = [("Python", platform.python_version(), "this interpreter")]
-    for package in PACKAGES:
+    for package in packages():
         if pinned.get(package):
             rows.append((package, pinned[package], "asv results"))
             continue

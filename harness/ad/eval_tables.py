@@ -6,14 +6,15 @@ The ratios follow gradbench's and ADBench's presentation: time / manual says wha
 costs over writing the derivative by hand; time / objective (ADBench's "Jacobian / objective")
 what it costs over evaluating the function once."""
 
-from harness import ids, markdown, results
+from harness import ids, markdown, registry, results, targets
+from harness.ad.tables import target_lines
 from harness.timing import format_seconds
 from kernels.ad.problems import PROBLEMS
 
-#: the evals whose gradient the targets bound at gradbench's middle size
-TARGET_EVALS = ("llsq", "lse", "gmm", "ode")
-#: reverse and source gradient / objective at the middle size, one thread
-MAX_VS_OBJECTIVE = 4.0
+#: the hand-written derivative's name, the baseline of every ratio
+MANUAL = registry.ad_baseline().name
+#: the suite's derivative benchmark of each kind the targets name
+SUITES = {"gradient": ids.EVAL_GRADIENT, "jacobian": ids.EVAL_JACOBIAN}
 
 
 def middle_size(name):
@@ -47,7 +48,7 @@ def eval_times(res):
 
     def cell(row, b):
         t, manual, f = row[b]
-        parts = [f"{t / manual:.3g}x manual"] if manual and b != "manual" else []
+        parts = [f"{t / manual:.3g}x manual"] if manual and b != MANUAL else []
         parts += [f"{t / f:.3g}x f"] if f else []
         return format_seconds(t) + (f" ({', '.join(parts)})" if parts else "")
 
@@ -56,7 +57,7 @@ def eval_times(res):
                         ("Nested (the whole procedure)", ids.EVAL_NESTED)):
         times = _by_case(optional(res, name))
         if times:
-            rows = {case: {b: (t, row.get("manual"), objective.get(case))
+            rows = {case: {b: (t, row.get(MANUAL), objective.get(case))
                            for b, t in row.items()} for case, row in times.items()}
             parts.append(f"{title}: minimum time of one (its ratio to the hand-written one, "
                          f"and to one evaluation of f)\n\n"
@@ -80,33 +81,24 @@ def eval_ratios(res):
 
 
 def eval_targets(res):
-    """The issue's bounds on the evals: reverse and source gradient / objective <= 4 at
-    gradbench's middle size of llsq, lse, gmm and ode (the full profile runs those sizes;
-    the default one does not), neither slower than torch on any gradient eval run, and
-    forward no slower than torch.func.jacfwd on any Jacobian eval run."""
+    """The targets on the evals (harness.targets): the engines' gradient / objective at
+    gradbench's middle size of the evals named (the full profile runs those sizes; the
+    default one does not), and no engine slower than its peer on any eval run."""
     vs_f = optional(res, ids.EVAL_VS_OBJECTIVE)
     rows = []
-    for name in TARGET_EVALS:
+    for name in targets.EVALS:
         case = (name, middle_size(name))
-        for backend in ("reverse", "source"):
-            rows.append((f"{name} {case[1]}: {backend} / objective", vs_f.get((case, backend)),
-                         MAX_VS_OBJECTIVE))
-    for table, engines, peer in ((ids.EVAL_GRADIENT, ("reverse", "source"), "torch"),
-                                 (ids.EVAL_JACOBIAN, ("forward",), "torch:jacfwd")):
-        times = _by_case(optional(res, table))
+        for backend in targets.EVAL_ENGINES:
+            rows.append((f"{name} {case[1]}: {backend} / objective",
+                         vs_f.get((case, backend)), "<=", targets.EVAL_MAX_VS_OBJECTIVE))
+    for kind, engines, peer in targets.EVAL_PEERS:
+        times = _by_case(optional(res, SUITES[kind]))
         for (name, size), row in times.items():
             for engine in engines:
                 if engine in row and peer in row:
                     rows.append((f"{name} {size}: {engine} / {peer}", row[engine] / row[peer],
-                                 1.0))
-    lines = ["| target | measured | bound | met |", "|---|---|---|---|"]
-    for what, value, bound in rows:
-        if value is None:
-            lines.append(f"| {what} | not measured | <= {bound:g} | - |")
-        else:
-            lines.append(f"| {what} | {value:.3g} | <= {bound:g} | "
-                         f"{'yes' if value <= bound else 'NO'} |")
-    return "\n".join(lines)
+                                 "<=", 1.0))
+    return target_lines(rows)
 
 
 SECTIONS = (("AD evals: derivative time per backend", eval_times),

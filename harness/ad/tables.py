@@ -5,11 +5,16 @@ are held to."""
 
 import numpy as np
 
-from harness import ids, markdown, results
+from harness import ids, markdown, registry, results, targets
 from harness.ad.backends import input_size
 from harness.timing import format_seconds
 from kernels.ad import ENGINES
 from kernels.ad.problems import PROBLEMS
+
+#: the hand-written derivative's name, the baseline of every ratio
+MANUAL = registry.ad_baseline().name
+#: the engine whose gradient takes a chunk (forward mode): the chunk sweep's
+CHUNKED = next(b.name for b in registry.ad().values() if "chunk" in b.options)
 
 
 def _by_case(data):
@@ -31,7 +36,7 @@ def ad_gradients(res):
     rows = _by_case(results.table(res, ids.AD_GRADIENT))
 
     def cell(row, b):
-        manual = row.get("manual")
+        manual = row.get(MANUAL)
         return format_seconds(row[b]) + (f" ({row[b] / manual:.3g}x)" if manual else "")
     return "Minimum time of one gradient (ratio to the hand-written gradient)\n\n" + \
         _matrix(rows, cell)
@@ -81,7 +86,7 @@ def ad_objectives(res):
 def default_chunks(problem, n):
     """The chunk(s) forward mode picks by default on a case: (first,) or (first, then)."""
     inputs = input_size(PROBLEMS[problem].make_args(n, np.random.default_rng(0)))
-    fw = ENGINES["forward"]
+    fw = ENGINES[CHUNKED]
     first = fw.default_chunk(inputs)
     # an element loop needs no dense seeds, so forward widens its chunk after one pass
     if PROBLEMS[problem].loop and first < inputs:
@@ -111,7 +116,7 @@ def ad_speedups(res):
     rows = _by_case(results.table(res, ids.AD_GRADIENT))
     cols = markdown.columns(rows)
     engines = [b for b in cols if b in ENGINES]
-    peers = [b for b in cols if b not in ENGINES and b != "manual"]
+    peers = [b for b in cols if b not in ENGINES and b != MANUAL]
     lines = ["| problem | n | engine | " + " | ".join(f"vs {p}" for p in peers) + " |",
              "|---" * (3 + len(peers)) + "|"]
     for (problem, n), row in rows.items():
@@ -126,7 +131,7 @@ def ad_trmul(res, case=("trmul", 30)):
     against the hand-written gradient, and the same ratio sampled in one process."""
     grad = {b: t for (c, b), t in results.table(res, ids.AD_GRADIENT).items() if c == case}
     one = {b: r for (c, b), r in _table_or_empty(res, ids.AD_VS_MANUAL).items() if c == case}
-    manual = grad.get("manual")
+    manual = grad.get(MANUAL)
     lines = ["| backend | minimum time | / manual | / manual (one process) |",
              "|---|---|---|---|"]
     for backend, t in sorted(grad.items(), key=lambda kv: kv[1]):
@@ -141,8 +146,9 @@ def _ratio(data, a, b):
 
 
 def _best_forward(res, case):
-    """The fastest forward gradient of ``case``: the default chunk or any swept one."""
-    times = [results.table(res, ids.AD_GRADIENT).get((case, "forward"))]
+    """The fastest gradient of ``case`` by the engine with chunks: its default chunk or
+    any swept one."""
+    times = [results.table(res, ids.AD_GRADIENT).get((case, CHUNKED))]
     try:
         times += [t for (c, _), t in results.table(res, ids.AD_CHUNK).items() if c == case]
     except KeyError:
@@ -150,35 +156,47 @@ def _best_forward(res, case):
     return min((t for t in times if t is not None), default=None)
 
 
+def _label(case):
+    problem, n = case
+    return {"trmul": f"tr(A @ B) {n}x{n}", "ackley": f"Ackley n={n}",
+            "ackley_loop": f"Ackley loop n={n}"}.get(problem, f"{problem} n={n}")
+
+
 def ad_targets(res):
-    """The targets of the AD engines, each with the measured value where the results
-    have it: met, missed, or not measured."""
+    """The targets of the AD engines (harness.targets), each with the measured value
+    where the results have it: met, missed, or not measured."""
     grad = results.table(res, ids.AD_GRADIENT)
     slow = results.table(res, ids.AD_SLOWDOWN)
-    # Ratios to manual measured in one process where the results have them (each of
-    # reverse and torch against manual, so reverse / torch = their quotient); else the
-    # quotient of minimum times from separate benchmarks.
-    trmul = {b: t for (c, b), t in _table_or_empty(res, ids.AD_VS_MANUAL).items()
-             if c == ("trmul", 30)}
-    trmul = {**trmul, "manual": 1.0} if trmul else {
-        b: t for (c, b), t in grad.items() if c == ("trmul", 30)}
-    rows = [
-        ("tr(A @ B) 30x30: reverse / manual", _ratio(trmul, "reverse", "manual"), "<=", 2.0),
-        ("tr(A @ B) 30x30: source / manual", _ratio(trmul, "source", "manual"), "<=", 1.3),
-        ("tr(A @ B) 30x30: reverse / torch", _ratio(trmul, "reverse", "torch"), "<=", 1 / 3),
-        ("tr(A @ B) 30x30: source / torch", _ratio(trmul, "source", "torch"), "<=", 1 / 3),
-    ]
-    # the seed compares at n >= 1600; at n = 16 differences beat any AD in Python
-    for n in sorted({n for ((p, n), _) in grad if p == "ackley_loop" and n >= 1600}):
-        case = ("ackley_loop", n)
+    vs_manual = _table_or_empty(res, ids.AD_VS_MANUAL)
+    rows = []
+    for t in targets.AD:
+        # ratios to manual measured in one process where the results have them (each
+        # side against manual, so a / b is their quotient); else minimum times' quotient
+        one = {b: r for (c, b), r in vs_manual.items() if c == t.case}
+        data = {**one, MANUAL: 1.0} if one else {b: x for (c, b), x in grad.items()
+                                                  if c == t.case}
+        rows.append((f"{_label(t.case)}: {t.numerator} / {t.denominator}",
+                     _ratio(data, t.numerator, t.denominator),
+                     "<=" if t.at_most else ">=", t.bound))
+    problem, start = targets.AD_FORWARD_CASE, targets.AD_FORWARD_FROM
+    for n in sorted({n for ((p, n), _) in grad if p == problem and n >= start}):
+        case = (problem, n)
         best = _best_forward(res, case)
-        for peer, bound in (("finite", 8.0), ("algopy", 10.0)):  # algopy: "far ahead"
+        for peer, bound in targets.AD_FORWARD_AHEAD_OF:
             peer_time = grad.get((case, peer))
             ratio = peer_time / best if best and peer_time else None
-            rows.append((f"Ackley loop n={n}: {peer} / forward (best chunk)", ratio, ">=", bound))
-    for backend in ("reverse", "source"):
-        value = slow.get((("ackley", 16000), backend))
-        rows.append((f"Ackley n=16000: {backend} gradient / objective", value, "<=", 10.0))
+            rows.append((f"{_label(case)}: {peer} / {CHUNKED} (best chunk)", ratio, ">=",
+                         bound))
+    engines, case, bound = targets.AD_SLOWDOWN
+    for backend in engines:
+        rows.append((f"{_label(case)}: {backend} gradient / objective",
+                     slow.get((case, backend)), "<=", bound))
+    return target_lines(rows)
+
+
+def target_lines(rows):
+    """A targets table from ``rows`` of (what, measured value or None, "<=" or ">=",
+    bound)."""
     lines = ["| target | measured | bound | met |", "|---|---|---|---|"]
     for what, value, op, bound in rows:
         if value is None:

@@ -4,7 +4,9 @@ benchmark and it is never timed."""
 
 import numpy as np
 
+from harness.ad import backends
 from harness.errors import ValidationError
+from kernels.ad.finite import step_sizes
 
 #: Relative error allowed, measured against the norm of the whole reference gradient (all
 #: arguments together), so that tiny components of a large gradient are not held to a
@@ -51,7 +53,6 @@ NESTED_FINITE_RTOL = 1e-3
 
 def finite_rounding(value, args, expected):
     """The rounding error model of central differences, relative to the reference norm."""
-    from kernels.ad.finite import step_sizes
     eps = np.finfo(float).eps
     inverse_steps = np.sqrt(sum(np.sum(1.0 / np.square(step_sizes(a))) for a in args))
     norm = np.sqrt(sum(np.sum(np.square(e)) for e in expected))
@@ -60,7 +61,7 @@ def finite_rounding(value, args, expected):
 
 def tolerance(backend_name, problem, args, expected):
     """The relative error (against the reference norm) allowed for ``backend_name``."""
-    if backend_name != "finite":
+    if backends.exact(backend_name):
         return RTOL
     if problem.output == "nested":  # the result of a descent: no f to model its rounding
         return NESTED_FINITE_RTOL
@@ -145,7 +146,7 @@ def validated_runner(backend, problem, args, expected=None, what=""):
     runner = backend.prepare(problem, args)
     if expected is None:
         expected = reference(problem, args)
-    exact_eval = problem.origin != "seeds" and backend.name != "finite"
+    exact_eval = problem.origin != "seeds" and backends.exact(backend.name)
     compare(backend.name, runner.grads(), expected, what,
           tolerance(backend.name, problem, args, expected), RHO if exact_eval else None)
     if problem.output != "nested":  # a nested eval has no objective apart

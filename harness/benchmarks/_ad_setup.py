@@ -8,7 +8,7 @@ threads.pin_env(1)  # before numpy, torch and JAX start their thread pools
 
 import numpy as np  # noqa: E402
 
-from harness import profiles  # noqa: E402
+from harness import profiles, registry  # noqa: E402
 from harness.ad import backends as ad_backends, validate as ad_validate  # noqa: E402
 from harness.timing import best_seconds  # noqa: E402
 from ._once import setup_once  # noqa: E402
@@ -20,6 +20,8 @@ SEED = 20151116  # the date of the ForwardDiff.jl seed's post
 
 #: Backends the suites compare, adapters imported here, once, in asv's forkserver.
 BACKENDS = ad_backends.names()
+#: the hand-written derivative: the objective "numpy" is its plain f
+MANUAL = registry.ad_baseline().name
 ADAPTERS = ad_backends.adapter_names()
 
 #: asv's warm-up before timing: none needed, setup's validation call has run the code
@@ -110,5 +112,5 @@ class ObjectiveSuite(Suite):
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = validated(case, "manual" if backend == "numpy" else backend,
+        self.runner = validated(case, MANUAL if backend == "numpy" else backend,
                                 limit=self.limit)

@@ -25,6 +25,9 @@ QUBITS = PROFILE["variational_qubits"]
 BACKENDS = backends.names()
 #: The energies: ours (the stride kernel, shared by all our methods), then each adapter's.
 ENERGIES = ["ours", *backends.adapter_names()]
+#: the method the tables draw every other against; "ours" is its energy, which every
+#: method of ours shares (the stride kernel's)
+BASELINE = next(m.name for m in variational.METHODS if m.baseline)
 
 
 def problem(n):

@@ -7,7 +7,11 @@ from ._once import setup_once
 
 import numpy as np
 
+from harness import registry
 from harness.ad.backends import input_size
+
+#: the engine whose gradient takes a chunk of directions (forward mode)
+CHUNKED = next(b.name for b in registry.ad().values() if "chunk" in b.options)
 
 CASES = cases("ad_chunk_sizes")
 
@@ -38,7 +42,7 @@ class ForwardChunk(Suite):
             if not problem.loop and partials > MAX_PARTIALS_BYTES:
                 raise NotImplementedError(f"chunk {chunk}: {partials >> 20} MiB of partials "
                                           f"per array, over {MAX_PARTIALS_BYTES >> 20} MiB")
-        self.runner = validated(case, "forward", chunk=None if chunk == "default" else chunk)
+        self.runner = validated(case, CHUNKED, chunk=None if chunk == "default" else chunk)
 
     def time_gradient(self, case, chunk):
         self.runner.gradient()

@@ -11,7 +11,7 @@ hand-written one and by the plain objective's (``EvalObjective``, "numpy");
 ``EvalRatios`` samples the same two ratios in alternation, in one process, on the
 gradient evals, for the backends the targets are stated for."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, PROFILE, ObjectiveSuite, Suite, cases,
+from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, ObjectiveSuite, Suite, cases,
                         validated)
 
 from harness.ad.backends import jacobian_names, nested_names
@@ -89,7 +89,7 @@ class EvalRatios(_Eval):
     track_vs_objective.unit = "ratio"
 
     def track_vs_manual(self, case, backend):
-        manual = validated(case, "manual", limit=LIMIT)
+        manual = validated(case, MANUAL, limit=LIMIT)
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"

@@ -5,7 +5,7 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, PROBLEMS, ObjectiveSuite, Suite, cases, sizes,
+from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, ObjectiveSuite, Suite, cases, sizes,
                         validated)
 
 from harness.ad.backends import compiling_names
@@ -36,7 +36,7 @@ class Gradient(Suite):
         """Gradient time over the hand-written gradient's, sampled alternately in this
         process: the ratio the targets are stated in, unmoved by load changing between
         benchmarks (manual against itself shows the noise, ~1)."""
-        manual = validated(case, "manual")
+        manual = validated(case, MANUAL)
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"

@@ -8,7 +8,7 @@ stated in), and the peak memory one gradient adds. ``Energy`` times the energies
 """
 
 # first: it pins one thread before numpy and the tools load
-from ._variational_setup import BACKENDS, ENERGIES, QUBITS, Suite, validated  # noqa: I001
+from ._variational_setup import BACKENDS, BASELINE, ENERGIES, QUBITS, Suite, validated  # noqa: I001
 
 from harness import memory
 from harness.errors import Unavailable
@@ -45,8 +45,7 @@ class Energy(Suite):
 
     @setup_once
     def setup(self, n, backend):
-        # "ours" is the stride kernel's energy, which every method of ours shares
-        self.runner = validated(n, "adjoint" if backend == "ours" else backend)
+        self.runner = validated(n, BASELINE if backend == "ours" else backend)
 
     def time_energy(self, n, backend):
         self.runner.energy()

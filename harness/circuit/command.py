@@ -404,7 +404,7 @@ def _notes(report, order):
 
 def main(opts):
     try:
-        report, expected = run(opts.source, opts.qubits, opts.backends, opts.precision,
+        report, expected = run(opts.circuit, opts.qubits, opts.backends, opts.precision,
                                opts.threads, opts.rounds, fusion=opts.fusion,
                                cache=opts.cache, budget=opts.budget)
     except (sources.SourceError, BadInput) as exc:
@@ -431,8 +431,8 @@ def main(opts):
 def add_parser(sub):
     p = sub.add_parser("circuit", help="one circuit (OpenQASM file, mqt:NAME, lib:NAME) "
                        "through every backend, validated and timed")
-    p.add_argument("source", help="path to an .qasm file (OpenQASM 2 or 3), mqt:NAME or "
-                   "lib:NAME")
+    p.add_argument("circuit", metavar="SOURCE", help="path to an .qasm file (OpenQASM 2 or "
+                   "3), mqt:NAME or lib:NAME")
     p.add_argument("--qubits", type=int, help="circuit size for mqt: and lib:")
     p.add_argument("--backends", help="comma-separated backend names (default: every one "
                    "but the references, which validate the others)")

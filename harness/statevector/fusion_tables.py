@@ -12,7 +12,7 @@ from kernels.statevector.settings import PRECISIONS
 #: The fusion suite's benchmarks, per precision.
 SUITES = (("complex128", ids.FUSED_TIME), ("complex64", ids.FUSED64_TIME))
 #: Our fused backend and our one-pass-per-gate kernel, as they declare themselves.
-FUSED = registry.by_role("fused")[0]
+FUSED = registry.by_role("fusing")[0]
 UNFUSED = registry.baseline("unfused").name
 
 

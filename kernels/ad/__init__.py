@@ -18,9 +18,5 @@ from . import _rules_nan  # noqa: F401 - after reduce and shape, whose rules it 
 from . import _namespace  # noqa: F401 - the rest of the namespace: plain or refused
 from . import finite, forward, reverse, source  # noqa: E402
 
-ENGINES = {
-    "forward": forward,
-    "reverse": reverse,
-    "source": source,
-    "finite": finite,
-}
+#: name -> engine module, each declaring itself (``BACKEND``, kernels.ad.backend).
+ENGINES = {module.BACKEND.name: module for module in (forward, reverse, source, finite)}

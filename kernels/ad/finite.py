@@ -32,6 +32,13 @@ caller's choosing.
 import numpy as np
 
 from ._args import check_argument, check_jacobian_input, check_jacobian_output
+from .backend import ADBackend, Cost
+
+#: Two evaluations of f per scalar input; nested, differences of differences.
+BACKEND = ADBackend(
+    name="finite", role="engine", exact=False,
+    cost=Cost(loop=lambda N: 2.0 * N + 1, vector=lambda N: 2.0 * N + 1,
+              nested=lambda N: (2.0 * N + 1) ** 2))
 
 #: cbrt(eps): the relative step that balances truncation and rounding error.
 RELATIVE_STEP = float(np.cbrt(np.finfo(float).eps))

@@ -21,7 +21,13 @@ import numpy as np
 
 from . import _arrays, _keywords, _reverse_alias, rules
 from ._backward import backpropagate as _backpropagate
+from .backend import ADBackend, Cost, constant
 from .rules import RULES, MissingRuleError, lookup
+
+#: A node on the tape costs tens of numpy scalar operations (measured 30-60 on loops); a
+#: Jacobian sweeps back once per output row (1.5-6.8 evaluations a row on ba and ht).
+BACKEND = ADBackend(name="reverse", role="engine", nests=True,
+                    cost=Cost(loop=constant(80.0), vector=constant(20.0), jacobian_row=8.0))
 
 _ndarray = np.ndarray
 _float64 = np.float64

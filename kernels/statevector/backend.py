@@ -24,13 +24,13 @@ from .settings import DEFAULT_FUSION, Fusion, Precision, fusion, precision, prec
 #: What a backend is to the comparison, in the order tables list them:
 #: - reference: an oracle results are validated against (it may run as a backend too);
 #: - kernel: one of our one-gate kernels;
-#: - fused: our whole-circuit backend;
+#: - fusing: our whole-circuit backend, which fuses gates;
 #: - distributed: our backend over MPI ranks;
 #: - peer: a built-in adapter of an external simulator;
 #: - plugin: an adapter an installed distribution declares (entry point).
-ROLES = ("reference", "kernel", "fused", "distributed", "peer", "plugin")
+ROLES = ("reference", "kernel", "fusing", "distributed", "peer", "plugin")
 #: The roles of our own code (as opposed to a tool measured through an adapter).
-OWN_ROLES = ("reference", "kernel", "fused", "distributed")
+OWN_ROLES = ("reference", "kernel", "fusing", "distributed")
 
 #: How a backend's thread count is set:
 #: - serial: it runs on one thread whatever is asked;

@@ -9,8 +9,8 @@ import sys
 import numpy as np
 
 from . import states
-from .compiled._plan import require_numba_dtype_of
 from ._validate import check_gate_on
+from .compiled._plan import require_numba_dtype_of
 
 
 def bind_gate(module, n, matrix, locs, ctrl_locs=(), ctrl_vals=None, dtype=np.complex128):

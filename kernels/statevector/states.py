@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+
 def available_memory():
     """Bytes of memory available to this process now (MemAvailable, else total RAM)."""
     try:

@@ -14,7 +14,7 @@ import pytest
 import adapters
 from adapters._simulator import declaration
 from harness import threads
-from kernels.statevector import circuits, gates, naive, settings, states
+from kernels.statevector import circuits, gates, naive, settings
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
 

@@ -124,7 +124,6 @@ def test_peers_run_at_their_profile_sizes(monkeypatch):
 
 def test_complex64_suite_validates_and_times():
     from harness.benchmarks import statevector_gates as suite
-    from harness.statevector import backends
 
     # derived from what each kernel and peer declares: qsim yes, qulacs (complex128) no
     # (the example plugin, which other tests install for a while, may have been there

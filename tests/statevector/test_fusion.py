@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from numba import njit
 
 from kernels.statevector import KERNELS, circuits, fused, fusion, gates, machine
-from kernels.statevector.fused import program as fused_program
 from kernels.statevector.circuits import Instruction
+from kernels.statevector.fused import program as fused_program
 from kernels.statevector.states import random_state
 
 REFERENCE = KERNELS["loop"]

@@ -12,8 +12,8 @@ import pytest
 from numba import njit
 
 from kernels.statevector import KERNELS, gates, stride, threaded
-from kernels.statevector.codegen import simd
 from kernels.statevector._validate import check_gate
+from kernels.statevector.codegen import simd
 
 _c = 0.3 - 0.2j
 _u = np.array([[0.6 + 0.1j, -0.3 + 0.7j], [0.5 - 0.4j, -0.6 + 0.2j]])

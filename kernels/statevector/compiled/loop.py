@@ -1,9 +1,9 @@
 """numba: the seed's generic ``subspace_mul`` loop, for a gate on any number of qubits."""
 
-from ..codegen import sources
-from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_args
 from ..backend import Backend
+from ..codegen import sources
 from ..runner import PREPARED_GATES, kernel_runner
+from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_args
 
 BACKEND = Backend(name="loop", role="kernel", precisions=NUMBA_PRECISIONS,
                   runner=kernel_runner(__name__), describe=PREPARED_GATES)

@@ -16,13 +16,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..codegen import simd
-from ..codegen import sources
-from . import unrolled
-from ._plan import NUMBA_PRECISIONS, numba_kernel
 from ..backend import Backend
 from ..bits import ctrl_offset, group_shift
+from ..codegen import simd, sources
 from ..runner import PREPARED_GATES, kernel_runner
+from . import unrolled
+from ._plan import NUMBA_PRECISIONS, numba_kernel
 
 #: Our fastest one-pass-per-gate kernel: the unfused row of the fusion tables and the
 #: one-thread row of the thread tables (``threaded`` is its parallel version).

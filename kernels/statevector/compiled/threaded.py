@@ -7,10 +7,10 @@ versions run: waking a thread team costs more than such a gate.
 
 import numba
 
-from . import stride
-from ._plan import NUMBA_PRECISIONS, numba_kernel
 from ..backend import Backend
 from ..runner import PREPARED_GATES, kernel_runner
+from . import stride
+from ._plan import NUMBA_PRECISIONS, numba_kernel
 
 #: stride's loops, run in parallel on numba's threads.
 BACKEND = Backend(name="threaded", role="kernel", precisions=NUMBA_PRECISIONS,

@@ -1,11 +1,11 @@
 """numba: the subspace loop with the 2x2, 4x4 and 8x8 products fully unrolled (generated
 from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
 
+from ..backend import Backend
 from ..codegen import sources
+from ..runner import PREPARED_GATES, kernel_runner
 from . import loop
 from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_args
-from ..backend import Backend
-from ..runner import PREPARED_GATES, kernel_runner
 
 BACKEND = Backend(name="unrolled", role="kernel", precisions=NUMBA_PRECISIONS,
                   runner=kernel_runner(__name__), describe=PREPARED_GATES)

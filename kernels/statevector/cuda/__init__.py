@@ -16,10 +16,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compiled import stride
-from ..compiled._plan import control_masks, subspace_plan
 from .._validate import check_gate
 from ..backend import Backend
+from ..compiled import stride
+from ..compiled._plan import control_masks, subspace_plan
 from ..runner import PREPARED_GATES, KernelRunner, kernel_runner
 
 SOURCE = Path(__file__).with_name("statevector.cu")

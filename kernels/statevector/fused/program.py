@@ -15,15 +15,14 @@ import numba
 import numpy as np
 
 from .. import fusion
+from .._validate import check_gate_on
+from ..backend import Backend, FusionFacts
 from ..codegen import sources
 from ..compiled import stride
 from ..compiled._plan import NUMBA_DTYPES
-from . import simd
-from . import stages
-from .._validate import check_gate_on
-from ..backend import Backend, FusionFacts
 from ..machine import cache_sizes, isa
 from ..runner import KernelRunner, bind_gate, kernel_runner
+from . import simd, stages
 
 #: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
 VECTOR_BYTES = 64
@@ -291,7 +290,7 @@ class FusedRunner(KernelRunner):
 
 
 BACKEND = Backend(
-    name="fused", role="fused", precisions=("complex128", "complex64"),
+    name="fused", role="fusing", precisions=("complex128", "complex64"),
     runner=kernel_runner(__name__, FusedRunner), threads="numba", one_gate=False,
     fusion=FusionFacts(settings=FUSION, default=DEFAULT_MAX_QUBITS,
                        rule="kernels.statevector.fusion.fuse, then cache-blocked stages "

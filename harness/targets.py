@@ -1,0 +1,53 @@
+"""The targets the project holds its backends to, in one table of data: each a bound on a
+ratio measured in the results, which ``python -m harness table`` and the report read
+back as met, missed or not measured. Like the profiles, this is configuration: a target
+names the backends it compares (the sources are the issues that set them).
+"""
+
+from typing import NamedTuple
+
+
+class Ratio(NamedTuple):
+    """``numerator / denominator`` on ``case`` within ``bound`` (``at_most`` or not);
+    ``measured`` names the result it is read from: "vs_manual" (both sides against the
+    hand-written gradient, sampled in one process, else the quotient of minimum times)
+    or "gradient" (the quotient of minimum gradient times)."""
+
+    numerator: str
+    denominator: str
+    case: tuple
+    bound: float
+    at_most: bool = True
+    measured: str = "vs_manual"
+
+
+#: The AD engines on the seeds' problems: tr(A @ B) 30x30 against the hand-written
+#: gradient and torch (the YAAD seed), forward mode against finite differences and AlgoPy
+#: on the Ackley loop (the ForwardDiff seed, which compares at n >= 1600: at n = 16
+#: differences beat any AD in Python).
+AD = (
+    Ratio("reverse", "manual", ("trmul", 30), 2.0),
+    Ratio("source", "manual", ("trmul", 30), 1.3),
+    Ratio("reverse", "torch", ("trmul", 30), 1 / 3),
+    Ratio("source", "torch", ("trmul", 30), 1 / 3),
+)
+#: (peer, bound): the peer's gradient over forward mode's best chunk on the Ackley loop,
+#: at least the bound (AlgoPy: "far ahead")
+AD_FORWARD_AHEAD_OF = (("finite", 8.0), ("algopy", 10.0))
+AD_FORWARD_CASE, AD_FORWARD_FROM = "ackley_loop", 1600
+#: (backends, case, bound): gradient / objective in one process, at most the bound
+AD_SLOWDOWN = (("reverse", "source"), ("ackley", 16000), 10.0)
+
+#: The evals: gradient / objective at gradbench's middle size of these, for these engines,
+#: at most the bound; and (suite, engines, peer): no engine slower than the peer on any
+#: eval run (the gradient evals against torch, the Jacobian evals against jacfwd).
+EVALS = ("llsq", "lse", "gmm", "ode")
+EVAL_ENGINES, EVAL_MAX_VS_OBJECTIVE = ("reverse", "source"), 4.0
+EVAL_PEERS = (("gradient", ("reverse", "source"), "torch"),
+              ("jacobian", ("forward",), "torch:jacfwd"))
+
+#: Circuit gradients: the adjoint method's gradient / energy at n >= 12, at most 4 (Yao.jl's
+#: 4.2x, the adjoint method's 3-4x in theory); adjoint / lightning's adjoint at most 1.
+VARIATIONAL_METHOD = "adjoint"
+VARIATIONAL_RATIO, VARIATIONAL_RATIO_FROM = 4.0, 12
+VARIATIONAL_PEER, VARIATIONAL_PEER_QUBITS = "lightning", (14, 20)
