@@ -5,18 +5,13 @@
 ``jacobian(f, x, **options)`` for an array-valued one of one float array (see
 docs/architecture.md, "AD engines").
 
-The table is filled here, as autograd's ``numpy`` package does: the machinery
-(:mod:`.rules`) first, then each rule family registers its rules, then the engines, which
-read the table at import (``from kernels.ad import rules`` runs this file first, so the
-table is always complete).
+The table is complete once :mod:`.rules` is imported (its package registers every family,
+as autograd's ``numpy`` package does); the engines, which read it at import, come after
+it.
 """
 
-from . import rules  # noqa: F401, I001 - the machinery before the families using it
-from . import _rules_elementwise, _rules_fft, _rules_join, _rules_linalg  # noqa: F401
-from . import _rules_products, _rules_reduce, _rules_series, _rules_shape  # noqa: F401
-from . import _rules_nan  # noqa: F401 - after reduce and shape, whose rules it reuses
-from . import _namespace  # noqa: F401 - the rest of the namespace: plain or refused
-from . import finite, forward, reverse, source  # noqa: E402
+from . import rules  # noqa: F401, I001 - the complete table before the engines read it
+from . import finite, forward, reverse, source
 
 #: name -> engine module, each declaring itself (``BACKEND``, kernels.ad.backend).
 ENGINES = {module.BACKEND.name: module for module in (forward, reverse, source, finite)}

@@ -135,7 +135,7 @@ def install_inplace(cls, operators, shared=shared_by_references, after=None):
     traced value cannot change in place; where nothing else can see the array, ``a = a +
     y`` is the same program, so that is what happens; where something can,
     ``shared(self, other)`` says why (EscapeError). ``after(self)``, if given, runs once the
-    new value exists (reverse mode retires the old one, kernels.ad._reverse_alias)."""
+    new value exists (reverse mode retires the old one, kernels.ad.reverse.alias)."""
     for name, fn in operators.items():
         if name == "floordiv":
             continue  # a plain result: Python's fallback rebinding is numpy's answer too
@@ -216,7 +216,7 @@ def pieces_as_arrays(fn, args, dispatch):
     return args
 
 
-# -- the primitives (their rules are in _rules_join and _rules_shape) -----------------------
+# -- the primitives (their rules are in rules.join and rules.shape) -----------------------
 
 def join(*elements, layout):
     """Every element reshaped to its shape in ``layout.shapes`` and concatenated along
@@ -451,7 +451,7 @@ _WRAPPED_FOUR = tuple(_WRAPPERS[name] for name in _FOUR)
 _ORIGINAL_FOUR = tuple(_ORIGINALS[name] for name in _FOUR)
 
 
-#: Python functions of other packages with rules (kernels/ad/_rules_scipy.py) that do not
+#: Python functions of other packages with rules (kernels/ad/rules/scipy.py) that do not
 #: dispatch to traced values: while an engine traces, their names in the package are
 #: wrappers too, once the package has been imported. (A name imported from the package
 #: before, ``from scipy.special import logsumexp``, still reaches the package's own code,

@@ -77,12 +77,12 @@ def densify(ct):
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
         if isinstance(values, _arrays.Traced):  # forward Duals (nested): no np.add.at
-            return _nested.densify(ct)
+            return traced_densify(ct)
     else:
         rest, ints = ct.parts, []
     for p in rest:
         if isinstance(p.values, _arrays.Traced):
-            return _nested.densify(ct)
+            return traced_densify(ct)
     # complex only if some part is (a state vector's amplitudes): checked per part by type,
     # not by np.result_type over every part
     complex_ = bool(ints) and values.dtype.kind == "c"
@@ -150,10 +150,10 @@ def as_output(ct, like):
         return float(ct)
     if ct is None:
         ct = np.zeros(np.shape(like))
-    if isinstance(ct, _arrays.Traced) or _nested.traced_parts(ct):
+    if isinstance(ct, _arrays.Traced) or traced_parts(ct):
         # f closed over a traced value of an enclosing level (a forward Dual): the
         # cotangent carries its derivative
-        return _nested.as_output(ct, like)
+        return traced_as_output(ct, like)
     ct = densify(ct)
     if type(ct) is np.ndarray and ct.dtype.kind == "c" or isinstance(
             ct, (complex, np.complexfloating)):
@@ -190,6 +190,41 @@ def is_complex(x):
     return np.iscomplexobj(x)
 
 
-# cotangents holding forward Duals (an engine nested in forward mode); _nested reads this
-# module's helpers through rules at call time
-from . import _nested  # noqa: E402
+# -- cotangents that hold traced values ---------------------------------------------------
+# An engine differentiated inside forward mode (forward over reverse, forward over source)
+# runs its vjps on forward Duals: their cotangents are traced too.
+
+def traced_parts(ct):
+    """Whether the sparse cotangent ``ct`` holds traced values."""
+    if isinstance(ct, Scatter):
+        return isinstance(ct.values, _arrays.Traced)
+    if isinstance(ct, ScatterSum):
+        return any(isinstance(p.values, _arrays.Traced) for p in ct.parts)
+    return False
+
+
+def traced_as_output(ct, like):
+    """as_output for an argument ``like`` that is a traced value of an enclosing level
+    (a forward Dual: forward over reverse, forward over source): the cotangent, itself
+    traced, densified, real and of ``like``'s shape (zeros where nothing flowed back)."""
+    if ct is None:
+        return np.zeros(np.shape(like)) if np.ndim(like) else 0.0
+    ct = densify(ct)
+    if is_complex(ct):
+        ct = np.real(ct)
+    return np.reshape(ct, np.shape(like)) if np.ndim(like) else ct
+
+
+def traced_densify(ct):
+    """densify of a sparse cotangent whose values are traced (forward Duals: forward over
+    reverse), by operations an engine differentiates (np.add.at is none): each part is a
+    0/1 matrix, placing its values at their flat positions, times its values."""
+    positions = np.arange(int(np.prod(ct.shape))).reshape(ct.shape)
+    out = 0.0
+    for p in ct.parts:
+        where = np.ravel(positions[p.index])
+        place = np.zeros((positions.size, where.size))
+        place[where, np.arange(where.size)] = 1.0
+        values = np.ravel(np.broadcast_to(p.values, positions[p.index].shape))
+        out = out + np.reshape(place @ values, ct.shape)
+    return out

@@ -13,7 +13,14 @@ import zlib
 from collections.abc import Callable
 from typing import NamedTuple
 
-#: What a problem asks of a tool (DESIGN: "Contract: AD engines"):
+from .backend import ADBackend, Cost, constant
+
+#: The problems' hand-written derivatives as a backend: the baseline every ratio is taken
+#: against (its gradient is a value and a derivative: about 3 evaluations of f).
+MANUAL = ADBackend(name="manual", role="baseline",
+                   cost=Cost(loop=constant(3.0), vector=constant(3.0), nested=constant(1.0)))
+
+#: What a problem asks of a tool (docs/ad.md, "Problems"):
 #: "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;
 #: "jacobian": f of one float array returning an array, ``manual(x) -> (value, J)`` with J
 #: of shape ``value.shape + x.shape``;

@@ -13,23 +13,24 @@ import sys
 
 import numpy as np
 
-from . import _namespace, rules
+from . import rules
+from .rules import namespace as _namespace
 
 START, END = "<!-- ad-coverage:start -->", "<!-- ad-coverage:end -->"
 README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
 
 #: family module -> its row's title, in the table's order
 FAMILIES = {
-    "kernels.ad._rules_elementwise": "elementwise",
-    "kernels.ad._rules_reduce": "reductions",
-    "kernels.ad._rules_nan": "NaN-skipping reductions and more",
-    "kernels.ad._rules_shape": "shapes and indexing",
-    "kernels.ad._rules_join": "joins and splits",
-    "kernels.ad._rules_products": "products",
-    "kernels.ad._rules_series": "polynomials and sequences",
-    "kernels.ad._rules_linalg": "`np.linalg`",
-    "kernels.ad._rules_fft": "`np.fft`",
-    "kernels.ad._rules_scipy": "`scipy.special` (once imported)",
+    "kernels.ad.rules.elementwise": "elementwise",
+    "kernels.ad.rules.reduce": "reductions",
+    "kernels.ad.rules.nan": "NaN-skipping reductions and more",
+    "kernels.ad.rules.shape": "shapes and indexing",
+    "kernels.ad.rules.join": "joins and splits",
+    "kernels.ad.rules.products": "products",
+    "kernels.ad.rules.series": "polynomials and sequences",
+    "kernels.ad.rules.linalg": "`np.linalg`",
+    "kernels.ad.rules.fft": "`np.fft`",
+    "kernels.ad.rules.scipy": "`scipy.special` (once imported)",
 }
 
 
@@ -85,7 +86,7 @@ def rows():
     for fn in rules.CANONICAL:
         short = _short(fn)
         if short is not None and fn not in rules.RULES:
-            families["kernels.ad._rules_join"].append(short)
+            families["kernels.ad.rules.join"].append(short)
     out = [("differentiated", title, families[family]) for family, title in FAMILIES.items()]
     methods = [f"x.{m}()" for m in rules.METHODS] + [f"x.{a}" for a in rules.ATTRIBUTES]
     out.append(("differentiated", "methods and attributes of traced values", methods))

@@ -13,13 +13,7 @@ a globals dict whose ``np`` is that module.
 
 import numpy as np
 
-from ._problem import Problem, size_seed  # noqa: F401 - size_seed: kernels.ad.problems
-from .backend import ADBackend, Cost, constant
-
-#: The problems' hand-written derivatives as a backend: the baseline every ratio is
-#: taken against (its gradient is a value and a derivative, about 3 evaluations of f).
-MANUAL = ADBackend(name="manual", role="baseline",
-                   cost=Cost(loop=constant(3.0), vector=constant(3.0), nested=constant(1.0)))
+from ._problem import MANUAL, Problem, size_seed  # noqa: F401 - kernels.ad.problems' API
 
 # -- tr(A @ B) (YAAD and YASSAD) ---------------------------------------------------------
 

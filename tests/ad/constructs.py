@@ -12,7 +12,8 @@ import operator
 
 import numpy as np
 
-from kernels.ad import _arrays, _rules_linalg, rules
+from kernels.ad import _arrays, rules
+from kernels.ad.rules import linalg as _rules_linalg
 
 try:  # scipy.special's rules register once it is imported; without scipy, no such cases
     import scipy.special as sp

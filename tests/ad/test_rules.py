@@ -58,7 +58,8 @@ def _sym(rng, n):
 
 def _vjp_jvp_pairs():
     """Each rule as (name, fn, args, kwargs): the vjp and the jvp must be adjoint."""
-    from kernels.ad import _arrays, _rules_linalg
+    from kernels.ad import _arrays
+    from kernels.ad.rules import linalg as _rules_linalg
     rng = np.random.default_rng(5)
     m, v = rng.uniform(0.5, 1.5, (3, 4)), rng.uniform(0.5, 1.5, 4)
     t3, sq = rng.uniform(0.5, 1.5, (2, 3, 4)), rng.uniform(0.5, 1.5, (3, 3)) + 3 * np.eye(3)
@@ -198,7 +199,13 @@ def _real_inner(a, b):
     return np.real(np.sum(np.asarray(a) * np.asarray(b)))
 
 
-@pytest.mark.parametrize("name, fn, args, kwargs", _vjp_jvp_pairs(), ids=lambda p: str(p)[:24])
+PAIRS = _vjp_jvp_pairs()
+
+
+# ids by name and position: a function's repr holds its address, which differs between the
+# processes of a parallel run (pytest-xdist), and each must collect the same ids
+@pytest.mark.parametrize("name, fn, args, kwargs", PAIRS,
+                         ids=[f"{case[0]}-{i}" for i, case in enumerate(PAIRS)])
 def test_vjp_is_the_adjoint_of_the_jvp(name, fn, args, kwargs):
     # <g, J t> == <J^T g, t> for every differentiable argument, with a batch of 2 tangents
     # (complex values paired by Re sum(a * b), the pairing of JAX's cotangents).
@@ -267,7 +274,7 @@ def test_errors_live_in_one_module():
 
 def _skinning(transforms, *, base):
     # ht's skinning contraction: large enough (5000 vertices) that the rules' einsum
-    # reorders it (kernels/ad/_rules_products._REORDER_WORK), forward's batched tangent too
+    # reorders it (kernels/ad/rules/products._REORDER_WORK), forward's batched tangent too
     return np.sum(np.einsum("bij,vj->vbi", transforms, base) ** 2)
 
 

@@ -36,7 +36,7 @@ import weakref
 
 import numpy as np
 
-from .. import _nested, rules
+from .. import _cotangents, forward, rules
 from .._args import (
     check_arguments,
     check_jacobian_input,
@@ -47,6 +47,7 @@ from .._args import (
 from .._arrays import Traced as _Traced
 from ..backend import ADBackend, Cost, constant
 from ..errors import NestingError
+from ..forward import Dual as _Dual
 from . import runtime as _rt
 from .codegen import generate
 from .lowering import lower
@@ -168,7 +169,7 @@ def _output(ct, a):
     elif isinstance(a, _Traced):
         if not isinstance(a, _Dual):
             raise _NotDifferentiable  # a reverse-mode Variable: refused by name
-        return _nested.as_output(ct, a)  # forward over source
+        return _cotangents.traced_as_output(ct, a)  # forward over source
     elif (not isinstance(a, (float, int, np.floating, np.integer))
           or isinstance(a, (bool, np.bool_))):
         raise _NotDifferentiable
@@ -263,7 +264,7 @@ def jacobian(f, x):
         raise NestingError(nesting_refused("the source engine", plain))
     shape = check_jacobian_output(plain, "the source engine").shape
     nested = isinstance(x, _Traced)
-    finish, at = (_nested.as_output if nested else _as_output), len(bound)
+    finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
     rows = [finish(adjoint(jacobian_seed(shape, i))[at], x) for i in range(int(np.prod(shape)))]
     if not rows:
         return np.zeros(shape + np.shape(x))
@@ -274,12 +275,10 @@ def hessian(f, x):
     """The Hessian of the scalar ``f`` at the float array ``x`` (any shape, at least one
     dimension): shape ``x.shape + x.shape``, forward over source (the generated primal and
     adjoint run on forward Duals, whose partials are the Hessian's columns)."""
-    from .. import forward
     check_jacobian_input(x, "the source engine", traced=_Dual)
     return forward.jacobian(lambda y: gradient(f, y)[0], x)
 
 
-from ..forward import Dual as _Dual  # noqa: E402 - forward does not import this package
 
 #: As the reverse tape: tens of numpy scalar operations a node, a sweep per Jacobian row
 #: (3.8-5.9 evaluations a row on ba and ht).

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _keywords, rules
 from .._arrays import Traced, original
 from ..rules import Rule, accumulate, densify
+from .parse import SourceTransformError
 
 #: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
 TRANSFORMS = {}
@@ -46,7 +47,7 @@ def differentiable(v):
 
 #: the AD engines' own modules: their functions are not user code to transform
 _ENGINES = ("kernels.ad.forward", "kernels.ad.reverse", "kernels.ad.finite",
-            "kernels.ad._reverse", "kernels.ad.source")
+            "kernels.ad.source")
 
 
 def _is_user_function(fn):
@@ -54,7 +55,6 @@ def _is_user_function(fn):
         return False
     module = fn.__module__ or ""
     if module.startswith(_ENGINES):
-        from .parse import SourceTransformError
         raise SourceTransformError(
             f"{module}.{fn.__name__} called inside a function the source engine "
             f"differentiates: nesting an AD engine inside the source engine is not "

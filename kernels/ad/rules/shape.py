@@ -1,6 +1,6 @@
 """Rules of the functions that move, copy or select elements: indexing, reshaping, axis
 permutations, flips and rolls, repeat and tile, padding, triangles and diagonals, sort and
-partition (the joins and splits are in ``_rules_join``).
+partition (the joins and splits are in ``.join``).
 
 All are linear, so a jvp applies the function itself to the batched tangent (with axes
 shifted past the batch axis) and a vjp applies its transpose.
@@ -10,9 +10,9 @@ import operator
 
 import numpy as np
 
-from . import _arrays
-from ._rules_reduce import batched_axis
-from .rules import (
+from .. import _arrays
+from .reduce import batched_axis
+from .table import (
     MissingRuleError,
     Scatter,
     _lift,

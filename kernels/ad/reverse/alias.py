@@ -25,7 +25,7 @@ import weakref
 
 import numpy as np
 
-from . import _arrays, rules
+from .. import _arrays, rules
 
 _ENGINE = "reverse mode"
 #: the engine's retired class (make_retired), once reverse mode has made it

@@ -10,7 +10,7 @@ import heapq
 
 import numpy as np
 
-from .rules import accumulate, densify
+from ..rules import accumulate, densify
 
 _ndarray = np.ndarray
 _float64 = np.float64

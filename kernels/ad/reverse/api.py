@@ -7,7 +7,7 @@ is then pulled back through that one graph (one backward sweep per output row: t
 vjps take one cotangent of the output's shape, not a batch of them).
 
 ``hessian``: forward over reverse, the forward-mode jacobian of the reverse-mode gradient
-(the tape computes on forward Duals: kernels.ad._reverse_nesting).
+(the tape computes on forward Duals: kernels.ad.reverse.nesting).
 """
 
 import gc
@@ -15,17 +15,18 @@ import numbers
 
 import numpy as np
 
-from . import _arrays, _nested, _reverse_nesting, rules
-from ._args import (
+from .. import _arrays, _cotangents, forward, rules
+from .._args import (
     check_argument,
     check_jacobian_input,
     check_jacobian_output,
     jacobian_seed,
     nesting_refused,
 )
-from ._backward import backpropagate
-from .errors import NestingError
-from .reverse import (
+from ..errors import NestingError
+from . import nesting as _reverse_nesting
+from .backward import backpropagate
+from .variable import (
     _F64,
     ArrayVariable,
     RetiredVariable,
@@ -106,7 +107,7 @@ def gradient(f, *args):
                 and ct.shape == a.shape and ct is not a and ct.flags.writeable):
             outputs.append(ct)  # as_output's first case, without its call (tr(A @ B): 2%)
         elif isinstance(a, _arrays.Traced):
-            outputs.append(_nested.as_output(ct, a))
+            outputs.append(_cotangents.traced_as_output(ct, a))
         else:
             outputs.append(rules.as_output(ct, a))
     return tuple(outputs)
@@ -170,7 +171,7 @@ def _dual_leaf(x):
 
 def _entry(ct, x):
     if isinstance(x, _arrays.Traced):
-        return _nested.as_output(ct, x)
+        return _cotangents.traced_as_output(ct, x)
     return rules.as_output(ct, x)
 
 
@@ -178,6 +179,5 @@ def hessian(f, x):
     """The Hessian of the scalar ``f`` at the float array ``x`` (any shape, at least one
     dimension): shape ``x.shape + x.shape``, forward over reverse (one reverse-mode gradient
     per forward chunk, its tape computing on Duals)."""
-    from . import forward, reverse
     check_jacobian_input(x, _ENGINE, traced=forward.Dual)
-    return forward.jacobian(lambda y: reverse.gradient(f, y)[0], x)
+    return forward.jacobian(lambda y: gradient(f, y)[0], x)

@@ -7,8 +7,8 @@ value is differentiable) and ``median`` (one axis or all).
 
 import numpy as np
 
-from ._rules_reduce import batched_axis, expand
-from .rules import RULES, MissingRuleError, _lift, _ndim, alias, defpositional, defrule
+from .reduce import batched_axis, expand
+from .table import RULES, MissingRuleError, _lift, _ndim, alias, defpositional, defrule
 
 
 def _numbers(x):

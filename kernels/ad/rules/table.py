@@ -1,28 +1,8 @@
-"""The one derivative-rule table every engine reads (a DiffRules/ChainRules analog).
-
-``RULES`` maps a function object (``np.sin``, ``np.matmul``, ``operator.mul``, ...) to a
-:class:`Rule` holding both directions of its derivative:
-
-* ``vjps[i](g, ans, *args, **kwargs)``: the cotangent of positional argument ``i`` given the
-  output's cotangent ``g`` (reverse mode). It may still have the output's broadcast shape:
-  engines pass it through :func:`accumulate`, which reduces it to the argument's shape. An
-  entry of None marks an argument that is not differentiable (an index, an axis).
-* ``jvp(tangents, ans, *args, **kwargs)``: the output's tangent (forward mode). Tangents are
-  *batched*: each is None (a constant argument) or an array of shape ``(chunk,) +
-  np.shape(arg)``, one direction per row, so a chunk of partials costs one numpy call per
-  operation. The result has shape ``(chunk,) + np.shape(ans)``.
-
-Rules are registered one per line through two helpers:
-
-* :func:`defpartials` for elementwise functions, from each argument's local partial
-  derivative ``d(ans, *args)``; both directions are derived from it, so forward and reverse
-  mode cannot disagree about the maths;
-* :func:`defrule` for everything else (reductions, products, indexing), a vjp per argument
-  and a batched jvp.
-
-Users extend the table the same way (see the README, "Adding a rule"); :func:`primitive`
-makes a user's own Python function a primitive with its own rule.
-"""
+"""The registry of derivative rules and its helpers (the package's docstring says what a
+rule is): ``RULES``, ``defpartials``, ``defrule``, ``alias``, ``primitive``,
+``defpositional``, ``defrefused``, ``lookup``; the one table of operators, array methods
+and attributes every engine builds from (``BINARY_OPERATORS``, ``METHODS``,
+``ATTRIBUTES``); canonical forms (``CANONICAL``)."""
 
 import functools
 import importlib
@@ -33,8 +13,8 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from . import _arrays
-from ._cotangents import (  # noqa: F401 - the rules' helpers, found here as before
+from .. import _arrays
+from .._cotangents import (  # noqa: F401 - the rules' helpers, found here as before
     Scatter,
     ScatterSum,
     _ndim,
@@ -45,7 +25,7 @@ from ._cotangents import (  # noqa: F401 - the rules' helpers, found here as bef
     real_cotangent,
     unbroadcast,
 )
-from .errors import MissingRuleError  # noqa: F401 - rules.MissingRuleError, as before
+from ..errors import MissingRuleError  # noqa: F401 - rules.MissingRuleError, as before
 
 
 class Rule:
@@ -92,7 +72,7 @@ class EveryArgument:
 
 
 def _family():
-    """The module registering a rule (``kernels.ad._rules_reduce``, a user's module), for
+    """The module registering a rule (``kernels.ad.rules.reduce``, a user's module), for
     the generated coverage table (kernels/ad/coverage.py)."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__") == __name__:
@@ -124,7 +104,10 @@ def _public_module(fn, name):
 
 
 def _name(fn):
-    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
+    # an object without a name (numpy.linalg.test is a PytestTester) by its type's: its
+    # repr holds its address, which differs from one process to the next
+    qual = (getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+            or type(fn).__qualname__)
     module = _public_module(fn, qual)
     return f"{module}.{qual}" if module else qual
 
@@ -132,7 +115,7 @@ def _name(fn):
 #: rule families for other packages' functions: package -> family module. A family is
 #: registered the first time a function misses the table while its package is imported
 #: (kernels.ad never imports scipy itself).
-_LATE = {"scipy.special": "._rules_scipy"}
+_LATE = {"scipy.special": ".scipy"}
 
 
 def register_late():
@@ -152,7 +135,7 @@ def find(fn):
     return rule
 
 
-#: function -> why it has no rule (kernels/ad/_namespace.py: "in-place", "several outputs",
+#: function -> why it has no rule (kernels/ad/rules/namespace.py: "in-place", "several outputs",
 #: "no rule yet: ..."); lookup names the reason.
 REFUSED = {}
 

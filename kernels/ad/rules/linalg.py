@@ -1,5 +1,5 @@
 """Rules of ``np.linalg``: inv, det, slogdet, solve, eigh / eigvalsh, cholesky (norm is a
-reduction, in ``_rules_reduce``). Stacks of matrices broadcast as numpy's do.
+reduction, in ``.reduce``). Stacks of matrices broadcast as numpy's do.
 
 ``eigh``, ``eigvalsh`` and ``cholesky`` read one triangle of their argument (the lower one by
 default) and ignore the other. Their rules differentiate exactly that function, so an entry
@@ -14,7 +14,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .rules import MissingRuleError, _ndim, defrule, primitive, real_cotangent
+from .table import MissingRuleError, _ndim, defrule, primitive, real_cotangent
 
 
 def _t(a):

@@ -7,8 +7,8 @@ np.linspace.
 
 import numpy as np
 
-from . import _arrays
-from .rules import EveryArgument, MissingRuleError, _ndim, defcanonical, defrule
+from .. import _arrays
+from .table import EveryArgument, MissingRuleError, _ndim, defcanonical, defrule
 
 # -- joins: one primitive, _arrays.join -------------------------------------------------------
 

@@ -5,7 +5,7 @@ points), 1-D ``convolve`` and ``correlate`` (bilinear, all three modes), ``trape
 
 import numpy as np
 
-from .rules import MissingRuleError, _lift, defpositional, defrule
+from .table import MissingRuleError, _lift, defpositional, defrule
 
 # -- polyval: p[0] x^(n-1) + ... + p[n-1] ----------------------------------------------------
 

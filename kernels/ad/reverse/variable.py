@@ -19,15 +19,10 @@ import operator
 
 import numpy as np
 
-from . import _arrays, _keywords, _reverse_alias, rules
-from ._backward import backpropagate as _backpropagate
-from .backend import ADBackend, Cost, constant
-from .rules import RULES, MissingRuleError, lookup
-
-#: A node on the tape costs tens of numpy scalar operations (measured 30-60 on loops); a
-#: Jacobian sweeps back once per output row (1.5-6.8 evaluations a row on ba and ht).
-BACKEND = ADBackend(name="reverse", role="engine", nests=True,
-                    cost=Cost(loop=constant(80.0), vector=constant(20.0), jacobian_row=8.0))
+from .. import _arrays, _keywords, rules
+from ..rules import RULES, MissingRuleError, lookup
+from . import alias as _reverse_alias
+from .backward import backpropagate as _backpropagate
 
 _ndarray = np.ndarray
 _float64 = np.float64
@@ -449,4 +444,3 @@ for _op in [getattr(operator, name) for name in rules.COMPARISONS]:
             lambda self, other, _op=_op: _op(self.value, _plain(other)))
 
 
-from ._reverse_entry import gradient, hessian, jacobian  # noqa: E402, F401 - the API

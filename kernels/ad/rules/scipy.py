@@ -13,9 +13,9 @@ traces.)
 import numpy as np
 from scipy import special as sp
 
-from ._arrays import original
-from ._rules_reduce import batched_axis, expand
-from .rules import MissingRuleError, _lift, defpartials, defpositional, defrule
+from .._arrays import original
+from .reduce import batched_axis, expand
+from .table import MissingRuleError, _lift, defpartials, defpositional, defrule
 
 _TWO_OVER_SQRT_PI = 2.0 / np.sqrt(np.pi)
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)

@@ -11,7 +11,7 @@ import operator
 
 import numpy as np
 
-from .rules import _lift, _ndim, alias, defnondiff, defpartials, defrule, is_complex, real_cotangent
+from .table import _lift, _ndim, alias, defnondiff, defpartials, defrule, is_complex, real_cotangent
 
 _LOG2, _LOG10 = np.log(2.0), np.log(10.0)
 

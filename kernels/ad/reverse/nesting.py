@@ -15,7 +15,7 @@ reaches one of an outer gradient raises instead.
 
 import threading
 
-from .errors import NestingError
+from ..errors import NestingError
 
 _local = threading.local()
 

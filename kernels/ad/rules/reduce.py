@@ -8,7 +8,8 @@ reduces the batched tangent over the same axes shifted by the batch axis.
 
 import numpy as np
 
-from .rules import MissingRuleError, _ndim, defrule, is_complex, real_cotangent
+from .linalg import _svd_parts
+from .table import MissingRuleError, _ndim, defrule, is_complex, real_cotangent
 
 
 def _axes(axis, ndim):
@@ -287,7 +288,6 @@ defrule(np.cumprod, [_cumprod_vjp, None], _cumprod_jvp)
 def _singular_weight(x, ord, axes):
     """d norm / dx for the norms made of singular values: d s_i = u_i^T dx v_i, so the
     nuclear norm's weight is U V^T, the 2-norm's u_0 v_0^T (the largest), -2's the last."""
-    from ._rules_linalg import _svd_parts
     if np.iscomplexobj(x):
         raise MissingRuleError(f"numpy.linalg.norm(..., ord={ord!r}) of a complex matrix has "
                                f"no derivative rule")

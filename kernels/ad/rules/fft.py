@@ -7,7 +7,7 @@ transforms, have no rule.
 
 import numpy as np
 
-from .rules import MissingRuleError, _ndim, defrule
+from .table import MissingRuleError, _ndim, defrule
 
 
 def _check_square(fn, size):

@@ -7,7 +7,7 @@ array reaches it), or refused, with the reason ``rules.lookup`` gives in its err
 
 import numpy as np
 
-from .rules import defnondiff, defrefused
+from .table import defnondiff, defrefused
 
 
 def _np(*names, module=np):

@@ -10,7 +10,7 @@ import string
 
 import numpy as np
 
-from .rules import (
+from .table import (
     RULES,
     EveryArgument,
     MissingRuleError,
