@@ -18,8 +18,11 @@ A plugin is then registered as ``mysim`` and treated exactly like a built-in ada
 import importlib
 import importlib.metadata
 
-#: built-in adapter module (in this package) -> what it adapts: "simulator" or "ad".
-#: Adding an adapter is one line here.
+from .ad._base import declaration as ad_declaration
+from .simulators._base import declaration as simulator_declaration
+
+#: built-in adapter module -> what it adapts: "simulator" (a module of
+#: adapters.simulators) or "ad" (of adapters.ad). Adding an adapter is one line here.
 ADAPTERS = {
     "qulacs_sim": "simulator",
     "qiskit_aer_sim": "simulator",
@@ -39,6 +42,8 @@ ADAPTERS = {
 
 #: what a plugin adapts -> the entry-point group it declares itself in.
 PLUGIN_GROUPS = {"simulator": "qsim_ad_bench.simulators", "ad": "qsim_ad_bench.ad"}
+#: what an adapter adapts -> the subpackage its built-in modules live in.
+PACKAGES = {"simulator": "simulators", "ad": "ad"}
 
 #: what an adapter module of each kind must define, besides NAME, AVAILABLE and REASON
 #: (docs/architecture.md, "Adapters"); a module without all of it is listed
@@ -96,7 +101,7 @@ def load(name):
     one named; use :func:`available` to survey adapters without raising.
     """
     if name in ADAPTERS:
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__name__}.{PACKAGES[ADAPTERS[name]]}.{name}")
     found = plugins()
     if name in found:
         return _load_plugin(name, *found[name])
@@ -142,7 +147,8 @@ def _by_tool_name(tool, found):
 
 
 def _origin(name):
-    return f"{__name__}.{name}" if name in ADAPTERS else f"plugin {name}"
+    return (f"{__name__}.{PACKAGES[ADAPTERS[name]]}.{name}" if name in ADAPTERS
+            else f"plugin {name}")
 
 
 def _survey(kind=None):
@@ -200,33 +206,23 @@ def modules(kind):
 def simulator_declarations():
     """The declaration (kernels.statevector.backend.Backend) of every simulator adapter
     and plugin that :func:`modules` lists, in registry order, made from its module
-    interface (``adapters._simulator.declaration``): role "peer" for a built-in adapter,
-    "plugin" for a plugin."""
-    from ._simulator import declaration
-    return [declaration(module, "peer" if name in ADAPTERS else "plugin")
+    interface (``adapters.simulators._base.declaration``): role "peer" for a built-in
+    adapter, "plugin" for a plugin."""
+    return [simulator_declaration(module, "peer" if name in ADAPTERS else "plugin")
             for name, (module, _, _) in _survey("simulator").items() if module is not None]
 
 
 def ad_declarations():
     """The declaration (kernels.ad.backend.ADBackend) of every AD adapter and plugin that
-    :func:`modules` lists, in registry order (``adapters._ad_common.declaration``)."""
-    from ._ad_common import declaration
-    return [declaration(module, "peer" if name in ADAPTERS else "plugin")
+    :func:`modules` lists, in registry order (``adapters.ad._base.declaration``)."""
+    return [ad_declaration(module, "peer" if name in ADAPTERS else "plugin")
             for name, (module, _, _) in _survey("ad").items() if module is not None]
 
 
-def _usable(kind):
+def usable(kind):
+    """``{name: module}`` of the adapters of ``kind`` ("simulator" or "ad") whose tool is
+    available."""
     return {name: module for name, (module, ok, _) in _survey(kind).items() if ok}
-
-
-def simulators():
-    """``{name: module}`` of the simulator adapters whose tool is available."""
-    return _usable("simulator")
-
-
-def ad():
-    """``{name: module}`` of the AD adapters whose tool is available."""
-    return _usable("ad")
 
 
 def circuit_gradients():

@@ -12,18 +12,18 @@ each translating the problem once and returning the function the suites time. Th
 declares ``GRADIENT_METHODS`` (default first) and gets its public functions from
 :func:`delegated`::
 
-    def _translation():
-        _require()                      # the tool is there
-        from . import _tool_gradients   # imported on first use: it imports the tool
-        return _tool_gradients
-
     prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-        NAME, GRADIENT_METHODS, _translation, gate=_gate)
+        NAME, GRADIENT_METHODS, _require, __name__, "._tool_gradients", gate=_gate)
 
-The dependency goes one way: the adapter imports its gradient module, never the reverse.
-What the gradient module needs of the adapter (its translation of one gate) is handed in
-as ``helpers``.
+The gradient module imports the tool at its top, so it is imported on first use, once
+``_require()`` has found the tool there: an optional dependency, the one kind of module
+imported late. The dependency goes one way: the adapter names its gradient module, never
+the reverse. What the gradient module needs of the adapter (its translation of one gate)
+is handed in as ``helpers``.
 """
+
+
+import importlib
 
 
 def check_method(tool, methods, method):
@@ -46,14 +46,19 @@ def one_call(prepare_gradient):
     return circuit_gradient
 
 
-def delegated(tool, methods, translation, **helpers):
-    """``(prepare_gradient, prepare_energy, circuit_gradient)`` of the adapter of ``tool``
-    offering ``methods``, its translation module returned by ``translation()``.
+def delegated(tool, methods, require, owner, module, **helpers):
+    """``(prepare_gradient, prepare_energy, circuit_gradient)`` of the adapter module
+    ``owner`` (its name) of ``tool`` offering ``methods``, its translation in the module
+    ``module`` (relative to the adapter's package).
 
     Each checks the method first (a ValueError naming it, installed tool or not), then
-    calls ``translation()``, which checks that the tool is there and imports the module,
+    ``require()`` (the tool is there, else a RuntimeError naming it), imports the module
     and hands it the problem, the method and ``helpers``.
     """
+    def translation():
+        require()
+        return importlib.import_module(module, owner.rpartition(".")[0])
+
     def prepare_gradient(problem, method=None):
         method = check_method(tool, methods, method)
         return translation().gradient(problem, method, **helpers)
@@ -68,5 +73,5 @@ def delegated(tool, methods, translation, **helpers):
     prepare_energy.__doc__ = ("``energy(theta)`` through the same objects as "
                               "``prepare_gradient``.")
     for f in (prepare_gradient, prepare_energy):  # help() and pickle find them in the adapter
-        f.__module__, f.__qualname__ = translation.__module__, f.__name__
+        f.__module__, f.__qualname__ = owner, f.__name__
     return prepare_gradient, prepare_energy, one_call(prepare_gradient)

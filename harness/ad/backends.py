@@ -27,8 +27,8 @@ skip combinations that would take far too long before running them even once.
 import numpy as np
 
 import adapters
-from adapters import _ad_common
-from adapters._translate import translate
+from adapters.ad import _base as _ad_common
+from adapters.ad._translate import translate
 from harness import registry
 from harness.errors import Unavailable
 from kernels.ad import ENGINES
@@ -141,7 +141,7 @@ class NestedBackend:
 
 
 class AdapterBackend:
-    """An AD adapter module (``adapters.torch_ad``) as a backend; ``method`` names one of
+    """An AD adapter module (``adapters.ad.torch_ad``) as a backend; ``method`` names one of
     its Jacobian functions (``JACOBIAN_METHODS``; None: its default), for Jacobian evals."""
 
     def __init__(self, module, method=None):

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import adapters
-from adapters import algopy_ad, jax_jit_ad
-from adapters._translate import binary_operators, translate
+import adapters.ad
+from adapters.ad import algopy_ad, jax_jit_ad
+from adapters.ad._translate import binary_operators, translate
 from harness.ad.validate import RHO, rho
 from kernels.ad import problems
 from kernels.ad.problems import PROBLEMS
@@ -167,7 +168,7 @@ def test_algopy_refuses_seeds_above_its_memory_limit(monkeypatch):
 def test_registry_lists_the_ad_adapters():
     assert AD == ["torch_ad", "autograd_ad", "jax_ad", "jax_jit_ad", "algopy_ad"]
     report = adapters.available()
-    assert set(adapters.ad()) == {name for name in AD if report[name][0]}
+    assert set(adapters.usable("ad")) == {name for name in AD if report[name][0]}
     for name in AD:
         module = adapters.load(name)
         assert isinstance(module.NAME, str) and report[name] == (module.AVAILABLE, module.REASON)
@@ -184,8 +185,8 @@ def test_broken_tools_leave_the_adapters_unavailable(monkeypatch):
 
     monkeypatch.setattr(importlib, "import_module", import_module)
     for name in AD:  # fresh adapter imports; monkeypatch puts the real modules back
-        monkeypatch.delitem(sys.modules, f"adapters.{name}", raising=False)
-        monkeypatch.delattr(adapters, name, raising=False)
+        monkeypatch.delitem(sys.modules, f"adapters.ad.{name}", raising=False)
+        monkeypatch.delattr(adapters.ad, name, raising=False)
     before = {name: ok for name, (ok, _) in adapters.available().items() if name not in AD}
 
     report = adapters.available()
@@ -194,7 +195,7 @@ def test_broken_tools_leave_the_adapters_unavailable(monkeypatch):
         assert not ok and "failed to import: OSError" in reason and "cannot open" in reason
         with pytest.raises(RuntimeError, match="unavailable.*OSError"):
             adapters.load(name).gradient(problems.ackley, np.ones(3))
-    assert adapters.ad() == {}
+    assert adapters.usable("ad") == {}
     assert {name: ok for name, (ok, _) in report.items() if name not in AD} == before
 
 

@@ -6,7 +6,7 @@ state, and one operation per instruction applied to the state Cirq keeps."""
 import numpy as np
 import pytest
 
-from adapters import cirq_sim as cs
+from adapters.simulators import cirq_sim as cs
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state

@@ -127,7 +127,7 @@ def test_torch_computes_in_complex128_and_float64():
         pytest.skip(torch_ad.REASON)
     from torch.overrides import TorchFunctionMode
 
-    from adapters import _torch_gradients
+    from adapters.ad import _torch_gradients
 
     class Dtypes(TorchFunctionMode):
         seen = set()
@@ -152,7 +152,7 @@ def test_jax_computes_in_complex128_and_float64():
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_gradients
+    from adapters.ad import _jax_gradients
 
     problem = controlled_problem()
     energy = _jax_gradients.energy_function(problem)
@@ -171,7 +171,7 @@ def test_repeated_block(signature, want):
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_gradients
+    from adapters.ad import _jax_gradients
     assert _jax_gradients.repeated_block(np.array(signature, dtype=np.int64)) == want
 
 
@@ -179,7 +179,7 @@ def test_jax_scans_over_the_qcbm_layers():
     jax_jit_ad = adapters.load("jax_jit_ad")
     if not jax_jit_ad.AVAILABLE:
         pytest.skip(jax_jit_ad.REASON)
-    from adapters import _jax_gradients
+    from adapters.ad import _jax_gradients
 
     problem = variational.qcbm_energy(5, 9, np.random.default_rng(5))
     jaxpr = jax_jit_ad.jax.make_jaxpr(_jax_gradients.energy_function(problem))(problem.theta0)

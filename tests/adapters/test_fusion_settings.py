@@ -7,7 +7,7 @@ count we can read)."""
 import numpy as np
 import pytest
 
-from adapters import _simulator
+from adapters.simulators import _base as _simulator
 from harness import registry
 from harness.errors import Unavailable
 from harness.statevector import backends
@@ -78,7 +78,7 @@ def test_qibo_fuse_merges_gates(qcbm):
 
 
 def test_aer_fuses_with_the_adapters_configuration(qcbm):
-    from adapters import qiskit_aer_sim as aer
+    from adapters.simulators import qiskit_aer_sim as aer
     if not aer.AVAILABLE:
         pytest.skip(aer.REASON)
     import qiskit

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from adapters import lightning_sim as ls
+from adapters.simulators import lightning_sim as ls
 from kernels import variational
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
@@ -20,7 +20,7 @@ from kernels.variational import Problem, Slot
 
 pytestmark = pytest.mark.skipif(not ls.AVAILABLE, reason=ls.REASON)
 if ls.AVAILABLE:
-    from adapters import _lightning_gradients as lg
+    from adapters.simulators import _lightning_gradients as lg
 N = 5
 
 NAMED = [  # (instruction, the Lightning method it must become)
@@ -183,7 +183,8 @@ def test_a_gate_without_a_lightning_name_is_refused(method):
 
 def test_missing_lightning_makes_gradients_unavailable(monkeypatch):
     monkeypatch.setitem(sys.modules, "pennylane_lightning", None)
-    spec = importlib.util.spec_from_file_location("adapters._lightning_sim_copy", ls.__file__)
+    spec = importlib.util.spec_from_file_location(
+        "adapters.simulators._lightning_sim_copy", ls.__file__)
     copy = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(copy)
     assert copy.AVAILABLE is False

@@ -7,7 +7,7 @@ gradient's conventions, qubit order, shared and unused angles and refusals."""
 import numpy as np
 import pytest
 
-from adapters import mindquantum_sim as mq
+from adapters.simulators import mindquantum_sim as mq
 from kernels import variational
 from kernels.statevector import circuits
 from kernels.statevector.states import random_state
@@ -15,7 +15,7 @@ from kernels.variational import Problem, Slot
 
 pytestmark = pytest.mark.skipif(not mq.AVAILABLE, reason=mq.REASON)
 if mq.AVAILABLE:
-    from adapters import _mindquantum_gradients as mqg
+    from adapters.simulators import _mindquantum_gradients as mqg
 
 
 def test_controls_on_zero_are_x_gates_in_the_program():

@@ -144,7 +144,7 @@ def test_a_missing_tool_makes_the_adapter_unavailable(adapter, monkeypatch):
     for name in [m for m in sys.modules if m == tool or m.startswith(tool + ".")] + [tool]:
         monkeypatch.setitem(sys.modules, name, None)
     path = adapters.load(adapter).__file__
-    spec = importlib.util.spec_from_file_location(f"adapters._{adapter}_copy", path)
+    spec = importlib.util.spec_from_file_location(f"adapters.simulators._{adapter}_copy", path)
     copy = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, copy)
     spec.loader.exec_module(copy)

@@ -52,7 +52,7 @@ def test_example_plugin_is_discovered(installed):
     report = adapters.available()
     assert report[SIM] == (True, f"example-numpy 0.1.0 (numpy {np.__version__})")
     assert report[AD][0] and adapters.registry()[AD] == "ad"
-    assert SIM in adapters.simulators() and AD in adapters.ad()
+    assert SIM in adapters.usable("simulator") and AD in adapters.usable("ad")
     assert SIM in backends.names() and AD in ad_backends.names()
     from harness import registry
     assert registry.simulator(SIM).role == "plugin"

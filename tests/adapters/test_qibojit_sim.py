@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from adapters import qibojit_sim as qj
+from adapters.simulators import qibojit_sim as qj
 from kernels.statevector import circuits
 from kernels.statevector.states import random_state
 
@@ -62,7 +62,7 @@ def snap():
     return [config.NUMBA_NUM_THREADS, str(config.THREADING_LAYER), numba.get_num_threads()]
 before = snap()
 import numpy as np
-from adapters import qibojit_sim as qj
+from adapters.simulators import qibojit_sim as qj
 from kernels.statevector import circuits
 imported = snap()
 for dtype in (np.complex128, np.complex64):

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 
-from adapters import qiskit_aer_sim as qa
+from adapters.simulators import qiskit_aer_sim as qa
 from kernels import variational
 from kernels.statevector import circuits, naive
 from kernels.statevector.circuits import Instruction
@@ -20,7 +20,7 @@ from kernels.variational import Problem, Slot
 
 pytestmark = pytest.mark.skipif(not qa.AVAILABLE, reason=qa.REASON)
 if qa.AVAILABLE and qa._HAS_ALGORITHMS:
-    from adapters import _qiskit_gradients as qg
+    from adapters.simulators import _qiskit_gradients as qg
 
 
 def _metadata(state):
@@ -150,7 +150,8 @@ def test_gradient_methods_only_with_qiskit_algorithms(monkeypatch):
     offers no gradient and says why when asked for one."""
     assert hasattr(qa, "GRADIENT_METHODS") == qa._HAS_ALGORITHMS
     monkeypatch.setitem(sys.modules, "qiskit_algorithms", None)  # import raises
-    spec = importlib.util.spec_from_file_location("adapters._qiskit_aer_sim_copy", qa.__file__)
+    spec = importlib.util.spec_from_file_location(
+        "adapters.simulators._qiskit_aer_sim_copy", qa.__file__)
     copy = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(copy)
     assert copy.AVAILABLE and not hasattr(copy, "GRADIENT_METHODS")

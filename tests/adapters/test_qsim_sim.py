@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from adapters import qsim_sim as qs
+from adapters.simulators import qsim_sim as qs
 from kernels.statevector import circuits
 from kernels.statevector.states import random_state
 
@@ -50,7 +50,7 @@ def test_the_thread_option_reaches_qsim():
     every parallel region). In a fresh process, whose qsim has never run threads."""
     code = textwrap.dedent("""
         import os, numpy as np
-        from adapters import qsim_sim as qs
+        from adapters.simulators import qsim_sim as qs
         from kernels.statevector import circuits
         tasks = lambda: len(os.listdir("/proc/self/task"))
         s = qs.from_numpy(np.ones(1 << 14, dtype=np.complex64) / 2 ** 7)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from adapters import quest_sim as qs
+from adapters.simulators import quest_sim as qs
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.states import random_state
@@ -97,7 +97,8 @@ def test_the_thread_count_reaches_openmp():
 @available
 def test_one_thread_under_the_suites_environment():
     """OMP_NUM_THREADS=1 (what the suites set before importing) is what QuEST runs."""
-    code = "from adapters import quest_sim as q; print(q.threads(), q.pyquest.num_threads)"
+    code = ("from adapters.simulators import quest_sim as q; "
+            "print(q.threads(), q.pyquest.num_threads)")
     env = dict(os.environ, OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                          text=True, check=True, cwd=os.path.dirname(os.path.dirname(
@@ -130,14 +131,14 @@ def test_states_alive_at_exit_are_released_quietly():
         return subprocess.run([sys.executable, "-c", EXIT_SCRIPT, mode], capture_output=True,
                               text=True, check=True, cwd=root).stderr
     assert "Exception ignored" not in stderr("as-is")
-    if not importlib.import_module("adapters.qiskit_aer_sim").AVAILABLE:
+    if not importlib.import_module("adapters.simulators.qiskit_aer_sim").AVAILABLE:
         pytest.skip("the failing order needs qiskit-aer imported first")
     assert "Register.__dealloc__" in stderr("without-release")
 
 
 def _fresh_copy(monkeypatch):
     path = qs.__file__
-    spec = importlib.util.spec_from_file_location("adapters._quest_sim_copy", path)
+    spec = importlib.util.spec_from_file_location("adapters.simulators._quest_sim_copy", path)
     copy = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, copy)
     spec.loader.exec_module(copy)

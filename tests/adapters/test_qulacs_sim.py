@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from adapters import qulacs_sim as qs
+from adapters.simulators import qulacs_sim as qs
 from kernels import variational
 from kernels.statevector import circuits, gates, naive
 from kernels.statevector.circuits import Instruction
@@ -17,7 +17,7 @@ from kernels.variational import Problem, Slot
 
 needs_qulacs = pytest.mark.skipif(not qs.AVAILABLE, reason=qs.REASON)
 if qs.AVAILABLE:
-    from adapters import _qulacs_gradients as qg
+    from adapters.simulators import _qulacs_gradients as qg
 
 
 def random_state(n, rng):
@@ -94,7 +94,8 @@ def test_missing_qulacs_makes_it_unavailable(monkeypatch):
     why, and every function names the reason."""
     for name in ("qulacs", "qulacs.gate", "qulacs_core"):
         monkeypatch.setitem(sys.modules, name, None)
-    spec = importlib.util.spec_from_file_location("adapters._qulacs_sim_copy", qs.__file__)
+    spec = importlib.util.spec_from_file_location(
+        "adapters.simulators._qulacs_sim_copy", qs.__file__)
     copy = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, spec.name, copy)  # apply finds its module there
     spec.loader.exec_module(copy)

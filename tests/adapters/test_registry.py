@@ -4,6 +4,8 @@ import textwrap
 import pytest
 
 import adapters
+import adapters.ad
+import adapters.simulators
 from adapters._guard import guarded_import
 
 SIMULATOR_API = ("gate", "circuit", "from_numpy", "to_numpy", "run", "apply", "sync")
@@ -41,19 +43,22 @@ FAKES = {
 
 @pytest.fixture
 def fake_registry(tmp_path, monkeypatch):
-    """The real registry plus the FAKES, found in tmp_path as if they were in adapters/;
-    ``broken_tool_for_tests`` is a tool whose import fails like a broken install."""
+    """The real registry plus the FAKES, found in tmp_path as if they were in
+    adapters/simulators/ or adapters/ad/; ``broken_tool_for_tests`` is a tool whose import
+    fails like a broken install."""
     for name, (_, source) in FAKES.items():
         (tmp_path / f"{name}.py").write_text(textwrap.dedent(source))
     (tmp_path / "broken_tool_for_tests.py").write_text(
         "raise OSError('libbroken.so: cannot open shared object file')")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(adapters, "__path__", [*adapters.__path__, str(tmp_path)])
+    for package in (adapters.simulators, adapters.ad):
+        monkeypatch.setattr(package, "__path__", [*package.__path__, str(tmp_path)])
     registry = {name: kind for name, (kind, _) in FAKES.items()} | adapters.ADAPTERS
     monkeypatch.setattr(adapters, "ADAPTERS", registry)
     yield registry
     for name in [*FAKES, "broken_tool_for_tests"]:
-        sys.modules.pop(f"adapters.{name}", None)
+        for package in ("simulators", "ad"):
+            sys.modules.pop(f"adapters.{package}.{name}", None)
         sys.modules.pop(name, None)
 
 
@@ -65,21 +70,21 @@ def test_broken_adapters_are_reported_and_do_not_stop_the_others(fake_registry):
     assert report["fake_missing"] == (False, "no_such_tool_for_tests is not installed")
     ok, reason = report["fake_broken_tool"]
     assert not ok and "OSError" in reason and "libbroken.so" in reason
-    assert report["fake_noflag"] == (False, "adapters.fake_noflag does not set AVAILABLE")
-    assert report["fake_noname"] == (False, "adapters.fake_noname does not set NAME")
+    assert report["fake_noflag"] == (False, "adapters.simulators.fake_noflag does not set AVAILABLE")
+    assert report["fake_noname"] == (False, "adapters.simulators.fake_noname does not set NAME")
     assert report["fake_sim"] == (True, "fake 1.0")
     assert report["fake_nocircuit"] == (False, (
-        "adapters.fake_nocircuit lacks circuit (simulator adapters have from_numpy, "
+        "adapters.simulators.fake_nocircuit lacks circuit (simulator adapters have from_numpy, "
         "to_numpy, gate, circuit, run, apply, sync)"))
     ok, reason = report["fake_bare"]  # run is there, but not a function
     assert not ok and "lacks from_numpy, to_numpy, gate, circuit, run, apply, sync" in reason
     ok, reason = report["fake_noprepare"]
-    assert not ok and reason == ("adapters.fake_noprepare lacks prepare (ad adapters have "
+    assert not ok and reason == ("adapters.ad.fake_noprepare lacks prepare (ad adapters have "
                                  "gradient, prepare, sync)")
     qulacs_sim = adapters.load("qulacs_sim")
     assert report["qulacs_sim"] == (qulacs_sim.AVAILABLE, qulacs_sim.REASON)
 
-    sims = adapters.simulators()
+    sims = adapters.usable("simulator")
     assert "fake_sim" in sims and sims["fake_sim"].REASON == "fake 1.0"
     assert not {"fake_raises", "fake_missing", "fake_broken_tool", "fake_noflag",
                 "fake_noname", "fake_nocircuit", "fake_bare"} & set(sims)
@@ -142,7 +147,7 @@ def test_real_registry():
         assert callable(module.sync) and isinstance(module.NAME, str)
         if adapters.ADAPTERS[name] == "simulator":
             assert all(callable(getattr(module, f)) for f in SIMULATOR_API)
-    assert set(adapters.simulators()) == {
+    assert set(adapters.usable("simulator")) == {
         name for name, (ok, _) in report.items() if ok and adapters.ADAPTERS[name] == "simulator"}
 
 

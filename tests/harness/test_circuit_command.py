@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import adapters
-from adapters._simulator import declaration
+from adapters.simulators._base import declaration
 from harness import registry
 from harness.__main__ import main
 from kernels.statevector import circuits, naive

@@ -192,7 +192,7 @@ def test_page_names_machine_versions_and_settings(full):
                      '<h3 id="simulator-peers">Simulator peers</h3>'):
         assert expected in text, expected
     import adapters
-    for name, module in adapters.simulators().items():  # every installed peer, its version
+    for name, module in adapters.usable("simulator").items():  # every installed peer, its version
         assert (f'<td>{html.escape(module.NAME)}</td><td class="text">'
                 f"{html.escape(module.REASON)}</td>") in text, name
 

@@ -16,7 +16,7 @@ import math
 import numpy as np
 import qulacs
 
-from . import _simulator
+from . import _base
 
 # U(t) = exp(-i t G / 2) with G as Pauli terms on the target ("I": the identity);
 # phase(t) = exp(i t |1><1|) = exp(-i t (Z - I) / 2).
@@ -64,7 +64,7 @@ class Backprop:
         rows, factors = [], []
         for slot, inst in zip(problem.slots, problem.circuit(problem.theta0)):
             if slot.param is None:
-                self.circuit.add_gate(gate(_simulator.checked(inst, n)))
+                self.circuit.add_gate(gate(_base.checked(inst, n)))
                 continue
             for c, word in rotation_terms(slot):
                 if len(word) == 1:

@@ -1,6 +1,6 @@
 """HIPS autograd's reverse mode behind the engines' ``gradient``.
 
-The problem runs as written with its numpy global swapped (:mod:`adapters._translate`) for
+The problem runs as written with its numpy global swapped (:mod:`adapters.ad._translate`) for
 ``autograd.numpy``, as an autograd user writes ``import autograd.numpy as np``. One
 ``autograd.grad(f, argnum=(0, ..., k-1))`` differentiates all k arguments in a single
 forward and backward pass (one ``grad`` per argument would run the function k times); a
@@ -11,8 +11,8 @@ Python floats stay Python floats, as a user passes them.
 
 from kernels.ad.backend import Cost, constant
 
-from . import _ad_common
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base
 from ._translate import translate
 
 NAME = "autograd"
@@ -32,9 +32,9 @@ def sync():
 
 
 def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` in autograd."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
+    """:class:`~adapters.ad._base.Prepared` for ``f(*args)`` in autograd."""
+    _base.require(NAME, AVAILABLE, REASON)
+    inputs = _base.check_inputs(f, args)
     ft = translate(f, NUMPY)
     given = inputs.as_given()
     if len(given) == 1:
@@ -51,33 +51,33 @@ def prepare(f, *args):
     def gradient():
         return grad(*given)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         objective()
-    return _ad_common.Prepared(objective, gradient,
-                               lambda grads: _ad_common.contract_form(grads, inputs))
+    return _base.Prepared(objective, gradient,
+                               lambda grads: _base.contract_form(grads, inputs))
 
 
-gradient = _ad_common.gradient_function(prepare, NAME)
+gradient = _base.gradient_function(prepare, NAME)
 
 #: autograd.jacobian: reverse mode, one vector-Jacobian product per output element
 JACOBIAN_METHODS = ("jacobian",)
 
 
 def prepare_jacobian(f, x, method=None):
-    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    """:class:`~adapters.ad._base.Prepared` for the Jacobian of ``f`` at the array ``x``
     by ``autograd.jacobian``."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _base.require(NAME, AVAILABLE, REASON)
+    x, method = _base.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
     ft = translate(f, NUMPY)
     jacobian = autograd.jacobian(ft)
 
     def objective():
         return ft(x)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         shape = tuple(objective().shape) + x.shape
-    return _ad_common.Prepared(objective, lambda: jacobian(x),
-                               lambda J: _ad_common.jacobian_form(J, shape))
+    return _base.Prepared(objective, lambda: jacobian(x),
+                               lambda J: _base.jacobian_form(J, shape))
 
 
 def nested_gradient(g, *args):

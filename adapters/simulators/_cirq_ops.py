@@ -9,7 +9,7 @@ acts on ``locs`` reversed.
 
 import numpy as np
 
-from ._simulator import parts
+from ._base import parts
 
 
 def _named(cirq):

@@ -1,5 +1,5 @@
 """A variational problem as the constant arrays an array-language simulation needs, built
-once in numpy for :mod:`adapters._torch_gradients` and :mod:`adapters._jax_gradients`.
+once in numpy for :mod:`adapters.ad._torch_gradients` and :mod:`adapters.ad._jax_gradients`.
 
 The per-evaluation code those modules write is :func:`kernels.variational.plain.energy_function`
 again (reshape, 2x2 contraction, ``where`` on a control mask, gathers and signs); what is

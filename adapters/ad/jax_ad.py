@@ -1,5 +1,5 @@
 """JAX's ``jax.grad`` run eagerly (op by op, no ``jax.jit``) behind the engines' ``gradient``;
-:mod:`adapters.jax_jit_ad` is the compiled counterpart and shares this module's setup.
+:mod:`adapters.ad.jax_jit_ad` is the compiled counterpart and shares this module's setup.
 
 Process-wide effects of importing this adapter, for like-for-like comparisons:
 
@@ -10,7 +10,7 @@ Process-wide effects of importing this adapter, for like-for-like comparisons:
   CPU; XLA reads it once, at JAX's import). If JAX was imported first, the flags cannot
   take effect any more, and :data:`SINGLE_THREADED` is False (REASON says so).
 
-The problem runs as written with its numpy global swapped (:mod:`adapters._translate`) for
+The problem runs as written with its numpy global swapped (:mod:`adapters.ad._translate`) for
 ``jax.numpy``. Inputs become JAX arrays in :func:`prepare` (Python floats 0-d float64
 arrays); ``objective()`` and ``gradient()`` block until their results are ready.
 """
@@ -20,8 +20,8 @@ import sys
 
 from kernels.ad.backend import Cost, constant
 
-from . import _ad_common
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base
 from ._translate import translate
 
 NAME = "jax"
@@ -60,9 +60,9 @@ def to_device(inputs):
 
 
 def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` with eager ``jax.grad``."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
+    """:class:`~adapters.ad._base.Prepared` for ``f(*args)`` with eager ``jax.grad``."""
+    _base.require(NAME, AVAILABLE, REASON)
+    inputs = _base.check_inputs(f, args)
     ft = translate(f, NUMPY)
     xs = to_device(inputs)
     grad = jax.grad(ft, argnums=tuple(range(len(xs))))
@@ -73,23 +73,23 @@ def prepare(f, *args):
     def gradient():
         return jax.block_until_ready(grad(*xs))
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         objective()
-    return _ad_common.Prepared(objective, gradient,
-                               lambda grads: _ad_common.contract_form(grads, inputs))
+    return _base.Prepared(objective, gradient,
+                               lambda grads: _base.contract_form(grads, inputs))
 
 
-gradient = _ad_common.gradient_function(prepare, NAME)
+gradient = _base.gradient_function(prepare, NAME)
 
 #: JAX's Jacobians: reverse mode (vmapped VJPs), then forward mode (vmapped JVPs)
 JACOBIAN_METHODS = ("jacrev", "jacfwd")
 
 
 def prepare_jacobian(f, x, method=None):
-    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    """:class:`~adapters.ad._base.Prepared` for the Jacobian of ``f`` at the array ``x``
     by eager ``jax.jacrev`` (default) or ``jax.jacfwd``."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _base.require(NAME, AVAILABLE, REASON)
+    x, method = _base.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
     ft = translate(f, NUMPY)
     xj = jax.numpy.asarray(x)
     jacobian = getattr(jax, method)(ft)
@@ -97,10 +97,10 @@ def prepare_jacobian(f, x, method=None):
     def objective():
         return jax.block_until_ready(ft(xj))
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         shape = tuple(objective().shape) + x.shape
-    return _ad_common.Prepared(objective, lambda: jax.block_until_ready(jacobian(xj)),
-                               lambda J: _ad_common.jacobian_form(J, shape))
+    return _base.Prepared(objective, lambda: jax.block_until_ready(jacobian(xj)),
+                               lambda J: _base.jacobian_form(J, shape))
 
 
 def nested_gradient(g, *args):

@@ -4,7 +4,7 @@
 The circuit's energy is written in PyTorch, as its users write it to call ``backward``: a
 complex128 state tensor, each gate a reshape to (high bits, qubit, low bits) and a matmul
 with its 2x2 matrix, controls a ``torch.where`` on a constant mask, the energy a sum of
-gathers times weights; the constants come from :mod:`adapters._circuit_plan`.
+gathers times weights; the constants come from :mod:`adapters.ad._circuit_plan`.
 
 "backprop": theta a float64 leaf with requires_grad and ``energy.backward()``, what a
 torch user writes. Autograd keeps a state per rotation for the backward pass (25n of them

@@ -20,14 +20,15 @@ what set_threads does (measured: a second thread appears after set_threads(2)).
 Importing mindquantum 0.12 imports torch (about 2 s).
 
 Gradients of variational circuits (GRADIENT_METHODS): mqvector's own adjoint-method
-operator, from ``Simulator.get_expectation_with_grad``; :mod:`adapters._mindquantum_gradients`
+operator, from ``Simulator.get_expectation_with_grad``; :mod:`._mindquantum_gradients`
 translates.
 """
 
 import numpy as np
 
-from . import _gradients, _simulator
-from ._guard import guarded_import
+from .. import _gradients
+from .._guard import guarded_import
+from . import _base
 
 NAME = "mindquantum"
 PRECISIONS = ("complex128", "complex64")
@@ -57,7 +58,7 @@ mindquantum, AVAILABLE, REASON = guarded_import("mindquantum", "simulator", "cor
 _NORM_TOLERANCE = {"complex128": 1e-12, "complex64": 1e-6}
 
 
-_require, version, sync = _simulator.basics(NAME, mindquantum, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, mindquantum, AVAILABLE, REASON)
 
 
 # --- threads ---------------------------------------------------------------------------
@@ -96,7 +97,7 @@ def set_threads(n):
 def from_numpy(vec):
     """A new mqvector simulator holding a copy of ``vec``, in ``vec``'s precision."""
     _require()
-    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
+    precision = _base.precision_of(vec, NAME, PRECISIONS)
     vec = np.asarray(vec, dtype=np.complex128)  # set_qs's argument; a copy for complex64
     norm = float(np.linalg.norm(vec))           # in double for both precisions
     if abs(norm - 1) > _NORM_TOLERANCE[precision]:
@@ -133,7 +134,7 @@ def _gates(instruction, angle=None):
     circuits MindQuantum differentiates); its gate must then be a named rotation, since a
     matrix has no parameter."""
     G = mindquantum.core.gates
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     table = _named(G)
     rotation = name in ("Rx", "Ry", "Rz", "phase")
     named = len(locs) == 1 and name in table and (len(params) == 1 or not rotation)
@@ -163,32 +164,22 @@ def _build(instructions, n):
     return mindquantum.core.circuit.Circuit(gates)
 
 
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction)
-
-
-def circuit(instructions, n):
-    _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n)
-
-
 def run(sim, program):
     """The gate or circuit on ``sim`` in place: the timed call."""
     if not isinstance(sim, mindquantum.simulator.Simulator):
-        raise _simulator.not_a_state(NAME, sim)
-    native = _simulator.built(program, NAME, sim.n_qubits)
+        raise _base.not_a_state(NAME, sim)
+    native = _base.built(program, NAME, sim.n_qubits)
     try:
         if isinstance(native, mindquantum.core.circuit.Circuit):
             sim.apply_circuit(native)
         else:
             sim.apply_gate(native)
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return sim
 
 
-apply = _simulator.kernel_signature(__name__)
+gate, circuit, apply = _base.programs(__name__, _require, _build)
 
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _mindquantum_gradients --
@@ -197,12 +188,6 @@ apply = _simulator.kernel_signature(__name__)
 GRADIENT_METHODS = ("adjoint",)
 
 
-def _translation():
-    _require()
-    from . import _mindquantum_gradients  # imports mindquantum: only once it is there
-    return _mindquantum_gradients
-
-
 # the gradient module builds its circuit from this adapter's _gates, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, GRADIENT_METHODS, _translation, gates=_gates)
+    NAME, GRADIENT_METHODS, _require, __name__, "._mindquantum_gradients", gates=_gates)

@@ -46,14 +46,15 @@ complex128 amplitudes and costs 119 ms for H on 20 qubits (copies in and out), m
 
 Gradients of variational circuits (GRADIENT_METHODS, only where the qiskit-algorithms
 package imports): its ``ReverseEstimatorGradient``, which runs on qiskit's Statevector
-(numpy), not on Aer; Aer has no gradient of its own. :mod:`adapters._qiskit_gradients`
+(numpy), not on Aer; Aer has no gradient of its own. :mod:`adapters.simulators._qiskit_gradients`
 translates.
 """
 
 import numpy as np
 
-from . import _gradients, _simulator
-from ._guard import guarded_import
+from .. import _gradients
+from .._guard import guarded_import
+from . import _base
 
 NAME = "qiskit-aer"
 PRECISIONS = ("complex128",)
@@ -79,13 +80,13 @@ SETTINGS = {"threads": "1 (AerState parallel_state_update, see set_threads; AerS
                          "StatevectorEstimator"}
 
 qiskit_aer, AVAILABLE, REASON = guarded_import("qiskit_aer", "quantum_info.states.aer_state")
-_require, version, sync = _simulator.basics(NAME, qiskit_aer, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, qiskit_aer, AVAILABLE, REASON)
 # the circuit gradient's package (a separate distribution, qiskit-algorithms)
 _algorithms, _HAS_ALGORITHMS, _ALGORITHMS_REASON = guarded_import("qiskit_algorithms",
                                                                   "gradients")
 
 # each new AerState gets parallel_state_update = this count
-_threads = _simulator.ThreadCount(_require)
+_threads = _base.ThreadCount(_require)
 threads, set_threads = _threads.threads, _threads.set_threads
 
 
@@ -143,7 +144,7 @@ class _State:
 
 def from_numpy(vec):
     _require()
-    _simulator.precision_of(vec, NAME, PRECISIONS)
+    _base.precision_of(vec, NAME, PRECISIONS)
     return _State(np.asarray(vec))
 
 
@@ -186,7 +187,7 @@ def _named(name, ctrls, locs, t):
 
 def _operations(instruction):
     """The Aer operations of one instruction, as ``[(AerState method name, args)]``."""
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     rotation = name in ("Rx", "Ry", "Rz", "phase")
     if len(params) == 1 or not rotation:  # no angle: the matrix is what counts
         op = _named(name, ctrls, locs, float(params[0]) if rotation else None)
@@ -214,29 +215,28 @@ def _build(instructions, n):
     return [op for inst in instructions for op in _operations(inst)]
 
 
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction)
-
-
-def circuit(instructions, n, fusion=None):
-    """Aer's operations for a circuit, fused at flush as ``fusion`` says (see FUSION)."""
-    _require()
-    config = fusion_config(_simulator.fusion_of(NAME, FUSION, fusion))
+def _configured(k):
+    """The build of Aer's operations for a circuit fused at flush as setting ``k`` says
+    (see FUSION)."""
+    config = fusion_config(k)
 
     def build(instructions, n):
         out = _Ops(_build(instructions, n))
         out.config = config
         return out
-    return _simulator.Program.circuit(NAME, build, instructions, n)
+    return build
+
+
+gate, circuit, apply = _base.programs(__name__, _require, _build, fusion=FUSION,
+                                      fused=_configured)
 
 
 def bind(state, program):
     """Make ``state`` ready for ``program`` outside the timed run: an AerState configured
     for the program's fusion setting (what ``run`` would otherwise do on its first call)."""
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
-    config = getattr(_simulator.built(program, NAME, state.n), "config", None)
+        raise _base.not_a_state(NAME, state)
+    config = getattr(_base.built(program, NAME, state.n), "config", None)
     if config is not None and state.aer.config != config:
         state.read(config)
     return state
@@ -246,8 +246,8 @@ def run(state, program):
     """The program's operations on ``state``, then ``flush()``, which applies them (and
     fuses a circuit): the timed call."""
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
-    ops = _simulator.built(program, NAME, state.n)
+        raise _base.not_a_state(NAME, state)
+    ops = _base.built(program, NAME, state.n)
     config = getattr(ops, "config", None)  # None: a gate, which Aer never fuses
     if config is not None and state.aer.config != config:  # made for another setting
         state.read(config)
@@ -257,11 +257,9 @@ def run(state, program):
             getattr(aer, method)(*args)
         aer.flush()
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return state
 
-
-apply = _simulator.kernel_signature(__name__)
 
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _qiskit_gradients -------
@@ -273,12 +271,10 @@ if _HAS_ALGORITHMS:
     GRADIENT_METHODS = _METHODS
 
 
-def _translation():
+def _require_gradients():
     _require()
-    _simulator.require(NAME + " gradient", _HAS_ALGORITHMS, _ALGORITHMS_REASON)
-    from . import _qiskit_gradients  # imports qiskit_algorithms
-    return _qiskit_gradients
+    _base.require(NAME + " gradient", _HAS_ALGORITHMS, _ALGORITHMS_REASON)
 
 
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, _METHODS, _translation)
+    NAME, _METHODS, _require_gradients, __name__, "._qiskit_gradients")

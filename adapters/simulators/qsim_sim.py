@@ -1,7 +1,7 @@
 """qsim (through qsimcirq) behind the kernels' gate instructions. complex64 only: qsim's
 state vector is single precision, so it is compared in the complex64 suites.
 
-A program is the Cirq circuit of :mod:`adapters._cirq_ops`, translated ONCE (outside the
+A program is the Cirq circuit of :mod:`adapters.simulators._cirq_ops`, translated ONCE (outside the
 timed region) into qsim's own C++ circuit with ``QSimCircuit.translate_cirq_to_qsim``.
 ``run`` is one call of ``qsimcirq.qsim.qsim_simulate_fullstate(options, vector)``: the
 binding ``QSimSimulator`` itself calls (the SIMD module qsimcirq picked for this CPU).
@@ -21,8 +21,8 @@ import sys
 
 import numpy as np
 
-from . import _cirq_ops, _simulator
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base, _cirq_ops
 
 NAME = "qsim"
 PRECISIONS = ("complex64",)  # qsim's CPU state vector is float32
@@ -52,12 +52,12 @@ SETTINGS = {"threads": "1 (the cpu_threads option 't' of every call, see set_thr
 if AVAILABLE:
     SETTINGS["simd"] = qsimcirq.qsim.__name__.rpartition(".")[2]  # qsim_avx512, ...
 
-_require, version, sync = _simulator.basics(NAME, qsimcirq, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, qsimcirq, AVAILABLE, REASON)
 
 
 # qsim takes its thread count with every call (OpenMP "num_threads" clauses, so
 # OMP_NUM_THREADS does not matter): the programs' options carry the current count.
-_threads = _simulator.ThreadCount(_require)
+_threads = _base.ThreadCount(_require)
 threads, set_threads = _threads.threads, _threads.set_threads
 
 
@@ -71,29 +71,13 @@ class _State:
 
 def from_numpy(vec):
     _require()
-    _simulator.precision_of(vec, NAME, PRECISIONS)
+    _base.precision_of(vec, NAME, PRECISIONS)
     return _State(np.array(vec, dtype=np.complex64, order="C"))
 
 
 def to_numpy(state):
     _require()
     return state.vec.copy()
-
-
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
-
-
-def circuit(instructions, n, fusion=None):
-    """qsim's call for a circuit, fused by qsim into gates of up to ``fusion`` qubits
-    (max_fused_gate_size; None: qsim's default, 2) inside every run."""
-    _require()
-    size = _simulator.fusion_of(NAME, FUSION, fusion) or _FUSION
-
-    def build(instructions, n, n_threads):
-        return _build(instructions, n, n_threads, size)
-    return _simulator.Program.circuit(NAME, build, instructions, n, per_size=True)
 
 
 def _build(instructions, n, n_threads, fusion=_FUSION):
@@ -111,16 +95,27 @@ def _build(instructions, n, n_threads, fusion=_FUSION):
 def run(state, program):
     """The circuit on ``state``: the timed call (copy in, fusion, simulation)."""
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
-    options = _simulator.built(program, NAME, state.n, _threads.count)
+        raise _base.not_a_state(NAME, state)
+    options = _base.built(program, NAME, state.n, _threads.count)
     try:
         out = qsimcirq.qsim.qsim_simulate_fullstate(options, state.vec.view(np.float32))
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     if out.shape[0] != 2 * state.vec.shape[0]:  # qsim prints its errors and returns []
         raise RuntimeError(f"qsim failed on a {state.n}-qubit state (see its message)")
     state.vec = out.view(np.complex64)
     return state
 
 
-apply = _simulator.kernel_signature(__name__)
+def _fused(size):
+    """The build of qsim's call for a circuit fused by qsim into gates of up to ``size``
+    qubits (max_fused_gate_size) inside every run."""
+    def build(instructions, n, n_threads):
+        return _build(instructions, n, n_threads, size)
+    return build
+
+
+# a program per state size and thread count (qsim takes them with every call); its
+# circuits at its default, max_fused_gate_size 2
+gate, circuit, apply = _base.programs(__name__, _require, _build, per_size=True,
+                                      fusion=FUSION, fused=_fused)

@@ -4,7 +4,7 @@ The state is Cirq's own simulation state, ``cirq.StateVectorSimulationState``, a
 is applied to it with ``cirq.act_on``: what Cirq's simulator does for each operation of a
 circuit, without building a new state or copying the amplitudes in and out per call.
 Programs are the Cirq operations, built once (Cirq's named gates where it has them; see
-:mod:`adapters._cirq_ops` for the qubit renumbering: Cirq is big-endian). A circuit is its
+:mod:`._cirq_ops` for the qubit renumbering: Cirq is big-endian). A circuit is its
 operations in the instructions' order, applied one by one as ``cirq.Simulator`` applies a
 ``cirq.Circuit``'s operations (no moments, no optimisation passes, no gate fusion: Cirq's
 simulator fuses nothing either). Measured: ``act_on``'s own dispatch is ~15% of an H on 12
@@ -19,8 +19,8 @@ matrices to the state's dtype).
 
 import numpy as np
 
-from . import _cirq_ops, _simulator
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base, _cirq_ops
 
 NAME = "cirq"
 PRECISIONS = ("complex128", "complex64")  # the simulation state's dtype
@@ -42,32 +42,22 @@ SETTINGS = {"threads": "1 (numpy slicing and einsum; no thread control)",
 cirq, AVAILABLE, REASON = guarded_import("cirq")
 
 
-_require, version, sync = _simulator.basics(NAME, cirq, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, cirq, AVAILABLE, REASON)
 
 
 def from_numpy(vec):
     """A simulation state holding a copy of ``vec`` (complex128 or complex64)."""
     _require()
-    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
+    precision = _base.precision_of(vec, NAME, PRECISIONS)
     n = int(np.asarray(vec).shape[0]).bit_length() - 1
     return cirq.StateVectorSimulationState(
-        initial_state=np.array(vec, dtype=_simulator.DTYPES[precision]),
-        qubits=cirq.LineQubit.range(n), dtype=_simulator.DTYPES[precision])
+        initial_state=np.array(vec, dtype=_base.DTYPES[precision]),
+        qubits=cirq.LineQubit.range(n), dtype=_base.DTYPES[precision])
 
 
 def to_numpy(state):
     _require()
     return state.target_tensor.reshape(-1).copy()
-
-
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
-
-
-def circuit(instructions, n):
-    _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
 
 
 def _build(instructions, n):
@@ -77,14 +67,14 @@ def _build(instructions, n):
 def run(state, program):
     """Apply the program's operations to ``state`` in place: the timed call."""
     if not isinstance(state, cirq.StateVectorSimulationState):
-        raise _simulator.not_a_state(NAME, state)
-    ops, act_on = _simulator.built(program, NAME, len(state.qubits)), cirq.act_on
+        raise _base.not_a_state(NAME, state)
+    ops, act_on = _base.built(program, NAME, len(state.qubits)), cirq.act_on
     try:
         for op in ops:
             act_on(op, state)
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return state
 
 
-apply = _simulator.kernel_signature(__name__)
+gate, circuit, apply = _base.programs(__name__, _require, _build, per_size=True)

@@ -1,13 +1,13 @@
 """PyTorch's reverse mode (``torch.autograd.grad``) behind the engines' ``gradient``.
 
-The problem runs as written, its numpy global swapped (:mod:`adapters._translate`) for a
+The problem runs as written, its numpy global swapped (:mod:`adapters.ad._translate`) for a
 small namespace of torch functions with numpy's names and semantics. Inputs are float64
 tensors sharing the arrays' memory (``torch.from_numpy``); each gradient call makes fresh
 leaves, runs the function and calls ``torch.autograd.grad``, which is what a torch user
 pays per gradient. Python floats become 0-d tensors, their gradients Python floats again.
 
 Circuit gradients (``prepare_gradient``, docs/architecture.md "Adapters") differentiate the
-circuit written in torch itself (:mod:`adapters._torch_gradients`) with ``backward``.
+circuit written in torch itself (:mod:`adapters.ad._torch_gradients`) with ``backward``.
 
 Importing this adapter sets ``torch.set_num_threads(1)``, for the whole process: the
 benchmarks compare engines on one thread.
@@ -19,8 +19,9 @@ import types
 
 from kernels.ad.backend import Cost, constant
 
-from . import _ad_common, _gradients
-from ._guard import guarded_import
+from .. import _gradients
+from .._guard import guarded_import
+from . import _base
 from ._translate import translate
 
 NAME = "torch"
@@ -117,7 +118,7 @@ def _arange(*args):
 def _namespace():
     """Torch functions under the numpy names the problems use (a module, so an attribute
     it lacks raises AttributeError naming it, and it can key a cache)."""
-    ns = types.ModuleType("adapters.torch_ad.numpy", "numpy's names for torch functions")
+    ns = types.ModuleType("adapters.ad.torch_ad.numpy", "numpy's names for torch functions")
     unary = {"sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "arctan": torch.atan,
              "sinh": torch.sinh, "cosh": torch.cosh, "tanh": torch.tanh, "exp": torch.exp,
              "expm1": torch.expm1, "log": torch.log, "log1p": torch.log1p,
@@ -149,9 +150,9 @@ NUMPY = _namespace() if AVAILABLE else None
 
 
 def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` on torch."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
+    """:class:`~adapters.ad._base.Prepared` for ``f(*args)`` on torch."""
+    _base.require(NAME, AVAILABLE, REASON)
+    inputs = _base.check_inputs(f, args)
     ft = translate(f, NUMPY, torch.from_numpy)  # bound data: tensors sharing its memory
     # from_numpy shares memory and warns about a read-only array (torch could write it)
     tensors = tuple(torch.from_numpy(a if a.flags.writeable else a.copy())
@@ -165,14 +166,14 @@ def prepare(f, *args):
         # materialize_grads: zeros for an argument f does not use, as the contract wants
         return torch.autograd.grad(ft(*leaves), leaves, materialize_grads=True)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         objective()
-    return _ad_common.Prepared(
+    return _base.Prepared(
         objective, gradient,
-        lambda grads: _ad_common.contract_form([g.numpy() for g in grads], inputs))
+        lambda grads: _base.contract_form([g.numpy() for g in grads], inputs))
 
 
-gradient = _ad_common.gradient_function(prepare, NAME)
+gradient = _base.gradient_function(prepare, NAME)
 
 #: torch.func's Jacobians: reverse mode (a vmapped vector-Jacobian product per row), then
 #: forward mode (a vmapped Jacobian-vector product per column)
@@ -180,10 +181,10 @@ JACOBIAN_METHODS = ("jacrev", "jacfwd")
 
 
 def prepare_jacobian(f, x, method=None):
-    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    """:class:`~adapters.ad._base.Prepared` for the Jacobian of ``f`` at the array ``x``
     by ``torch.func.jacrev`` (default) or ``jacfwd``."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _base.require(NAME, AVAILABLE, REASON)
+    x, method = _base.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
     ft = translate(f, NUMPY, torch.from_numpy)
     t = torch.from_numpy(x if x.flags.writeable else x.copy())
     jacobian = getattr(torch.func, method)(ft)
@@ -191,10 +192,10 @@ def prepare_jacobian(f, x, method=None):
     def objective():
         return ft(t)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         shape = tuple(objective().shape) + x.shape
-    return _ad_common.Prepared(objective, lambda: jacobian(t),
-                               lambda J: _ad_common.jacobian_form(J.detach().numpy(), shape))
+    return _base.Prepared(objective, lambda: jacobian(t),
+                               lambda J: _base.jacobian_form(J.detach().numpy(), shape))
 
 
 def nested_gradient(g, *args):
@@ -216,11 +217,9 @@ def as_array(a):
 GRADIENT_METHODS = ("backprop",)
 
 
-def _translation():
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    from . import _torch_gradients  # imports torch: only once it is known to be there
-    return _torch_gradients
+def _require():
+    _base.require(NAME, AVAILABLE, REASON)
 
 
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, GRADIENT_METHODS, _translation)
+    NAME, GRADIENT_METHODS, _require, __name__, "._torch_gradients")

@@ -5,7 +5,7 @@ The circuit's energy is written in ``jax.numpy``, as its users write it for
 ``jax.jit(jax.grad(energy))``: a complex128 state, each gate a reshape to (high bits,
 qubit, low bits) and an einsum with its 2x2 matrix, controls a ``jnp.where`` on a constant
 mask, the energy a sum of gathers times weights; the constants come from
-:mod:`adapters._circuit_plan`.
+:mod:`adapters.ad._circuit_plan`.
 
 "jit": ``jax.jit(jax.grad(energy))`` compiled and run once when prepared, so no timed
 call traces or compiles. The returned functions carry the compile time as

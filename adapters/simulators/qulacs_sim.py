@@ -6,7 +6,7 @@ one to one. Timing code builds gates, circuits and states in setup with :func:`g
 :func:`circuit` and :func:`from_numpy`, and times only :func:`run`; :func:`apply` (the
 kernel signature, copying in and out) is for tests and convenience. Circuit gradients
 (``prepare_gradient``) go through qulacs's ParametricQuantumCircuit.backprop, in
-:mod:`adapters._qulacs_gradients`.
+:mod:`adapters.simulators._qulacs_gradients`.
 """
 
 import ctypes
@@ -17,8 +17,9 @@ import numpy as np
 
 from kernels.statevector._validate import state_qubits
 
-from . import _gradients, _simulator
-from ._guard import guarded_import
+from .. import _gradients
+from .._guard import guarded_import
+from . import _base
 
 NAME = "qulacs"
 #: qulacs's Python wheel is built for complex128 only.
@@ -169,28 +170,19 @@ def _build(instructions, n):
     return out
 
 
-def gate(instruction):
-    """A qulacs gate for a :class:`kernels.statevector.circuits.Instruction`, checked
-    first: qulacs itself does not check a gate's qubits against the state's size (a
-    gate beyond it writes outside the state, or crashes)."""
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction)
-
-
 #: QuantumCircuitOptimizer().optimize(circuit, k) block sizes; 0: not optimized (qulacs's
 #: default: every gate is applied as it was added)
 FUSION = (0, 1, 2, 3, 4, 5)
+#: the optimizer's time on the last circuit built with a setting k > 0 (outside every run)
+OPTIMIZE_SECONDS = None
 
 
-def circuit(instructions, n, fusion=None):
-    """A qulacs QuantumCircuit on ``n`` qubits of a gate for each instruction; with
-    ``fusion`` k > 0, merged by qulacs's QuantumCircuitOptimizer into gates of up to k
-    qubits, once, here (outside the timed run). The optimizer's time is kept in
-    ``OPTIMIZE_SECONDS`` (the last circuit's)."""
-    _require()
-    k = _simulator.fusion_of(NAME, FUSION, fusion)
+def _optimized(k):
+    """The build of a qulacs QuantumCircuit merged by QuantumCircuitOptimizer into gates
+    of up to k qubits, once, when it is built (outside the timed run); k = 0 is qulacs's
+    default, not optimized."""
     if not k:
-        return _simulator.Program.circuit(NAME, _build, instructions, n)
+        return _build
 
     def build(instructions, n):
         global OPTIMIZE_SECONDS
@@ -199,10 +191,13 @@ def circuit(instructions, n, fusion=None):
         QuantumCircuitOptimizer().optimize(out, k)
         OPTIMIZE_SECONDS = time.perf_counter() - start
         return out
-    return _simulator.Program.circuit(NAME, build, instructions, n)
+    return build
 
 
-OPTIMIZE_SECONDS = None
+# qulacs itself does not check a gate's qubits against the state's size (a gate beyond it
+# writes outside the state, or crashes): the base checks them first
+gate, circuit, apply = _base.programs(__name__, _require, _build, fusion=FUSION,
+                                      fused=_optimized)
 
 
 # --- states ----------------------------------------------------------------------------
@@ -210,7 +205,7 @@ OPTIMIZE_SECONDS = None
 def from_numpy(vec):
     """A qulacs QuantumState holding a copy of the amplitudes ``vec`` (complex128)."""
     _require()
-    _simulator.precision_of(vec, NAME, PRECISIONS)
+    _base.precision_of(vec, NAME, PRECISIONS)
     qstate = qulacs.QuantumState(state_qubits(np.asarray(vec)))
     qstate.load(np.ascontiguousarray(vec, dtype=np.complex128))
     return qstate
@@ -226,16 +221,14 @@ def run(qstate, program):
     """Apply a gate or circuit from :func:`gate`/:func:`circuit` to ``qstate`` in place:
     the only call a timing loop makes."""
     if not isinstance(qstate, qulacs.QuantumState):
-        raise _simulator.not_a_state(NAME, qstate)
-    native = _simulator.built(program, NAME, qstate.get_qubit_count())
+        raise _base.not_a_state(NAME, qstate)
+    native = _base.built(program, NAME, qstate.get_qubit_count())
     try:
         native.update_quantum_state(qstate)
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return qstate
 
-
-apply = _simulator.kernel_signature(__name__)
 
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _qulacs_gradients -------
@@ -243,12 +236,6 @@ apply = _simulator.kernel_signature(__name__)
 GRADIENT_METHODS = ("backprop",)
 
 
-def _translation():
-    _require()
-    from . import _qulacs_gradients  # imports qulacs: only once it is known to be there
-    return _qulacs_gradients
-
-
 # the gradient module builds its fixed gates with this adapter's _gate, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, GRADIENT_METHODS, _translation, gate=_gate)
+    NAME, GRADIENT_METHODS, _require, __name__, "._qulacs_gradients", gate=_gate)

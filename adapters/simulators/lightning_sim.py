@@ -10,15 +10,16 @@ Lightning is big-endian: wire 0 is the most significant bit. Our qubit q is wire
 so the amplitude arrays are the same and only the gates are renumbered; a k-qubit matrix
 (bit 0 = our ``locs[0]``) acts on the wires of ``locs`` reversed.
 
-Circuit gradients (``prepare_gradient``, in :mod:`adapters._lightning_gradients`):
+Circuit gradients (``prepare_gradient``, in :mod:`adapters.simulators._lightning_gradients`):
 "adjoint" adds Lightning's C++ adjoint Jacobian to the same state and gates; "qnode" is a
 PennyLane QNode on ``lightning.qubit``, the only place PennyLane itself is imported.
 """
 
 import numpy as np
 
-from . import _gradients, _simulator
-from ._guard import guarded_import
+from .. import _gradients
+from .._guard import guarded_import
+from . import _base
 
 NAME = "lightning"
 PRECISIONS = ("complex128", "complex64")  # StateVectorC128 / StateVectorC64
@@ -52,13 +53,13 @@ _CLASSES = {np.dtype(np.complex128): "StateVectorC128", np.dtype(np.complex64): 
 _DTYPES = {name: dtype for dtype, name in _CLASSES.items()}
 
 
-_require, version, sync = _simulator.basics(NAME, lightning, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, lightning, AVAILABLE, REASON)
 
 
 def from_numpy(vec):
     _require()
-    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
-    dtype = _simulator.DTYPES[precision]
+    precision = _base.precision_of(vec, NAME, PRECISIONS)
+    dtype = _base.DTYPES[precision]
     vec = np.ascontiguousarray(vec, dtype=dtype)
     sv = getattr(lightning.lightning_qubit_ops, _CLASSES[dtype])(vec.shape[0].bit_length() - 1)
     sv.updateData(vec)  # copies into the state's own aligned buffer
@@ -92,7 +93,7 @@ _CONTROLLED = {("X", 1): "CNOT", ("Y", 1): "CY", ("Z", 1): "CZ", ("X", 2): "Toff
 
 def _operation(instruction, n, dtype):
     """(method name, arguments) of one instruction on an n-qubit state of ``dtype``."""
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     targets, controls = [n - 1 - q for q in locs], [n - 1 - q for q in ctrls]
     named = name in _GATES and len(locs) == (2 if name == "SWAP" else 1) \
         and (len(params) == 1 if name in _ROTATIONS else not params)
@@ -116,31 +117,21 @@ def _build(instructions, n, state_class):
     return [_operation(inst, n, dtype) for inst in instructions]
 
 
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction, per_size=True)
-
-
-def circuit(instructions, n):
-    _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n, per_size=True)
-
-
 def run(sv, program):
     """The program's gates on ``sv`` in place: the timed call."""
     state_class = type(sv).__name__  # the program is built per class (precision)
     if state_class not in _DTYPES:
-        raise _simulator.not_a_state(NAME, sv)
-    ops = _simulator.built(program, NAME, sv.size().bit_length() - 1, state_class)
+        raise _base.not_a_state(NAME, sv)
+    ops = _base.built(program, NAME, sv.size().bit_length() - 1, state_class)
     try:
         for method, args in ops:
             getattr(sv, method)(*args)
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return sv
 
 
-apply = _simulator.kernel_signature(__name__)
+gate, circuit, apply = _base.programs(__name__, _require, _build, per_size=True)
 
 
 # --- circuit gradients (docs/architecture.md, "Adapters"): in _lightning_gradients ----
@@ -148,12 +139,6 @@ apply = _simulator.kernel_signature(__name__)
 GRADIENT_METHODS = ("adjoint", "qnode")
 
 
-def _translation():
-    _require()
-    from . import _lightning_gradients  # imports pennylane_lightning (and, for qnode, PennyLane)
-    return _lightning_gradients
-
-
 # the adjoint method runs this adapter's gates: its _operation, handed in
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, GRADIENT_METHODS, _translation, operation=_operation)
+    NAME, GRADIENT_METHODS, _require, __name__, "._lightning_gradients", operation=_operation)

@@ -16,7 +16,7 @@ ProjectQ refuses to deallocate qubits that are not in a classical state, so a st
 dropped is first reset to |0...0>.
 
 Why the engine and not the simulator object: the C++ kernels are reachable directly only
-through private names (``eng.backend._simulator.apply_controlled_gate(matrix, ids,
+through private names (``eng.backend._base.apply_controlled_gate(matrix, ids,
 ctrls)`` then ``.run()``, module ``projectq.backends._sim._cppsim``); the public way to
 apply a gate matrix is ``gate | qubits`` (``Simulator.apply_qubit_operator`` takes Pauli
 sums only). Measured on 0.8.0, one thread: QCBM at n=12 21 ms through the engine, 16 ms
@@ -30,8 +30,8 @@ import weakref
 
 import numpy as np
 
-from . import _simulator
-from ._guard import guarded_import, tool_version
+from .._guard import guarded_import, tool_version
+from . import _base
 
 NAME = "projectq"
 PRECISIONS = ("complex128",)
@@ -62,7 +62,7 @@ SETTINGS = {"threads": "1 (the C++ simulator's OpenMP loops follow the runtime's
                       "runs as it arrives)",
             "simulator": _KIND}
 
-_require, version, sync = _simulator.basics(NAME, projectq, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, projectq, AVAILABLE, REASON)
 
 
 # Threads: the C++ kernels are plain `#pragma omp parallel` loops (and ProjectQ has no
@@ -71,7 +71,7 @@ _require, version, sync = _simulator.basics(NAME, projectq, AVAILABLE, REASON)
 # _cppsim links (the system libgomp, shared with any other tool linking it). The Python
 # fallback has none.
 if _KIND == "C++ simulator":
-    _threads = _simulator.OpenMPThreads(
+    _threads = _base.OpenMPThreads(
         _require, lambda: projectq.backends._sim._cppsim.__file__, REASON)
     threads, set_threads = _threads.threads, _threads.set_threads
 
@@ -118,7 +118,7 @@ def _release(ref):
 
 def from_numpy(vec):
     _require()
-    _simulator.precision_of(vec, NAME, PRECISIONS)
+    _base.precision_of(vec, NAME, PRECISIONS)
     return _State(np.array(vec, dtype=np.complex128))
 
 
@@ -130,7 +130,7 @@ def to_numpy(state):
 def _operations(instruction):
     """[(gate, control qubits, target qubits)] for one instruction."""
     ops = projectq.ops
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     fixed = {"X": ops.X, "Y": ops.Y, "Z": ops.Z, "H": ops.H, "S": ops.S, "T": ops.T}
     # ProjectQ's Rx, Ry, Rz are ours; R(t) is diag(1, exp(i t)), our phase
     rotations = {"Rx": ops.Rx, "Ry": ops.Ry, "Rz": ops.Rz, "phase": ops.R}
@@ -150,22 +150,12 @@ def _build(instructions, n):
     return [op for inst in instructions for op in _operations(inst)]
 
 
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction)
-
-
-def circuit(instructions, n):
-    _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n)
-
-
 def run(state, program):
     """The program's gates through the engine, then flush: the timed call."""
     from projectq.meta import Control
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
-    ops, eng, qureg = _simulator.built(program, NAME, state.n), state.eng, state.qureg
+        raise _base.not_a_state(NAME, state)
+    ops, eng, qureg = _base.built(program, NAME, state.n), state.eng, state.qureg
     try:
         for g, ctrls, targets in ops:
             qubits = tuple(qureg[q] for q in targets)
@@ -176,8 +166,8 @@ def run(state, program):
                 g | qubits
         eng.flush()
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return state
 
 
-apply = _simulator.kernel_signature(__name__)
+gate, circuit, apply = _base.programs(__name__, _require, _build)

@@ -22,8 +22,8 @@ import weakref
 
 import numpy as np
 
-from . import _simulator
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base
 
 NAME = "quest"
 _PRECISIONS = {1: "complex64", 2: "complex128"}  # pyquest.precision -> ours (4 is quad)
@@ -72,7 +72,7 @@ SETTINGS = {"threads": "1 (QuEST's OpenMP loops follow the runtime's count: "
                      "multiQubitUnitary, else applyMatrix* for non-unitary matrices",
             "fusion": "none (QuEST has none)"}
 
-_require, _, sync = _simulator.basics(NAME, pyquest, AVAILABLE, REASON)
+_require, _, sync = _base.basics(NAME, pyquest, AVAILABLE, REASON)
 
 
 def version():
@@ -86,7 +86,7 @@ def version():
 # own (pyquest.num_threads is only what OpenMP said at import). The runtime is found
 # through pyquest.core's handle: the OpenMP runtime libQuEST.so links (the system libgomp,
 # shared with any other tool linking it).
-_threads = _simulator.OpenMPThreads(_require, lambda: pyquest.core.__file__, REASON)
+_threads = _base.OpenMPThreads(_require, lambda: pyquest.core.__file__, REASON)
 threads, set_threads = _threads.threads, _threads.set_threads
 
 
@@ -120,8 +120,8 @@ def _release_all():
 
 def from_numpy(vec):
     _require()
-    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
-    vec = np.ascontiguousarray(vec, dtype=_simulator.DTYPES[precision])
+    precision = _base.precision_of(vec, NAME, PRECISIONS)
+    vec = np.ascontiguousarray(vec, dtype=_base.DTYPES[precision])
     reg = pyquest.Register(vec.shape[0].bit_length() - 1)
     reg[:] = vec  # a C loop of QuEST's setAmps over a typed memoryview of vec
     return _State(reg)
@@ -130,7 +130,7 @@ def from_numpy(vec):
 def to_numpy(state):
     _require()
     # reg[:] copies the amplitudes (QuEST's getAmp in a C loop) into a new array
-    return np.asarray(state.reg[:], dtype=_simulator.DTYPES[PRECISION])
+    return np.asarray(state.reg[:], dtype=_base.DTYPES[PRECISION])
 
 
 # --- gates -------------------------------------------------------------------------------
@@ -168,7 +168,7 @@ def _named(name, locs, ctrls, params):
 
 def _operations(instruction):
     u = pyquest.unitaries
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     if all(v == 1 for v in vals):
         op = _named(name, locs, ctrls, params)
         if op is not None:
@@ -191,27 +191,17 @@ def _build(instructions, n):
     return pyquest.Circuit([op for inst in instructions for op in _operations(inst)])
 
 
-def gate(instruction):
-    _require()
-    return _simulator.Program.gate(NAME, _build, instruction)
-
-
-def circuit(instructions, n):
-    _require()
-    return _simulator.Program.circuit(NAME, _build, instructions, n)
-
-
 def run(state, program):
     """The program on ``state`` in place: the timed call (QuEST applies each gate at
     once; nothing is deferred)."""
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
-    native = _simulator.built(program, NAME, state.n)
+        raise _base.not_a_state(NAME, state)
+    native = _base.built(program, NAME, state.n)
     try:
         state.reg.apply_circuit(native)
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return state
 
 
-apply = _simulator.kernel_signature(__name__)
+gate, circuit, apply = _base.programs(__name__, _require, _build)

@@ -11,7 +11,7 @@ operation, not the linear cost of a reverse sweep.
 All arguments are flattened into one vector and seeded together (``init_jacobian`` takes
 one array); each gradient call seeds it, slices it back into the arguments' shapes, runs
 the function and extracts the Jacobian row, as a user's ``eval_grad`` does per call. The
-problem's numpy global is swapped (:mod:`adapters._translate`) for AlgoPy's functions of
+problem's numpy global is swapped (:mod:`adapters.ad._translate`) for AlgoPy's functions of
 the same names, which fall back to numpy on plain arrays.
 
 Cases AlgoPy cannot run raise NotImplementedError from :func:`prepare`: the ``@`` operator
@@ -25,8 +25,8 @@ import numpy as np
 
 from kernels.ad.backend import Cost
 
-from . import _ad_common
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base
 from ._translate import binary_operators, translate
 
 NAME = "algopy"
@@ -55,7 +55,7 @@ def sync():
 
 
 def _namespace():
-    ns = types.ModuleType("adapters.algopy_ad.numpy", "numpy's names for AlgoPy functions")
+    ns = types.ModuleType("adapters.ad.algopy_ad.numpy", "numpy's names for AlgoPy functions")
     for name in _FUNCTIONS:
         setattr(ns, name, getattr(algopy, name))
     ns.abs = algopy.absolute
@@ -91,9 +91,9 @@ def _refuse(f, n):
 
 
 def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` in AlgoPy's forward mode."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
+    """:class:`~adapters.ad._base.Prepared` for ``f(*args)`` in AlgoPy's forward mode."""
+    _base.require(NAME, AVAILABLE, REASON)
+    inputs = _base.check_inputs(f, args)
     layout, n = _layout(inputs.arrays)
     _refuse(f, n)
     ft = translate(f, NUMPY)
@@ -115,25 +115,25 @@ def prepare(f, *args):
 
     def to_numpy(jacobian):
         flat = np.asarray(jacobian, dtype=np.float64).reshape(n)
-        return _ad_common.contract_form(
+        return _base.contract_form(
             (flat[o:o + size].reshape(shape) for o, size, shape in layout), inputs)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         objective()
-    return _ad_common.Prepared(objective, gradient, to_numpy)
+    return _base.Prepared(objective, gradient, to_numpy)
 
 
-gradient = _ad_common.gradient_function(prepare, NAME)
+gradient = _base.gradient_function(prepare, NAME)
 
 #: UTPM.init_jacobian / extract_jacobian: forward mode, every direction at once
 JACOBIAN_METHODS = ("jacobian",)
 
 
 def prepare_jacobian(f, x, method=None):
-    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``
+    """:class:`~adapters.ad._base.Prepared` for the Jacobian of ``f`` at the array ``x``
     in AlgoPy's forward mode (the getting-started example's way)."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _base.require(NAME, AVAILABLE, REASON)
+    x, method = _base.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
     _refuse(f, x.size)
     ft = translate(f, NUMPY)
     UTPM = algopy.UTPM
@@ -141,11 +141,11 @@ def prepare_jacobian(f, x, method=None):
     def objective():
         return ft(x)
 
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         shape = tuple(np.shape(objective())) + x.shape
-    return _ad_common.Prepared(
+    return _base.Prepared(
         objective, lambda: UTPM.extract_jacobian(ft(UTPM.init_jacobian(x))),
-        lambda J: _ad_common.jacobian_form(np.reshape(J, shape), shape))
+        lambda J: _base.jacobian_form(np.reshape(J, shape), shape))
 
 
 NESTED_REASON = ("AlgoPy's UTPM forward mode has no nesting of its own gradients "

@@ -2,7 +2,7 @@
 behind the engines' ``gradient``.
 
 Setup (x64, single-threaded XLA flags, translation to ``jax.numpy``) is
-:mod:`adapters.jax_ad`'s, with the same process-wide effects. :func:`prepare` traces,
+:mod:`adapters.ad.jax_ad`'s, with the same process-wide effects. :func:`prepare` traces,
 compiles and runs both functions once (so no timed call compiles) and records the time
 spent tracing and compiling in ``compile_seconds``.
 
@@ -16,7 +16,7 @@ NotImplementedError, an objective whose trace has more than :data:`MAX_EQUATIONS
 equations (about 350 loop elements); vectorised code stays far below it at any size.
 
 Circuit gradients (``prepare_gradient``, docs/architecture.md "Adapters") compile
-``jax.grad`` of the circuit written in jax.numpy (:mod:`adapters._jax_gradients`, its
+``jax.grad`` of the circuit written in jax.numpy (:mod:`adapters.ad._jax_gradients`, its
 repeated layers under ``jax.lax.scan`` to keep the compile time down).
 """
 
@@ -24,7 +24,8 @@ import time
 
 from kernels.ad.backend import Cost, constant
 
-from . import _ad_common, _gradients
+from .. import _gradients
+from . import _base
 from ._translate import translate
 
 # sync is this adapter's too: the same JAX runtime
@@ -63,12 +64,12 @@ def _refuse_long_traces(ft, xs):
 
 
 def prepare(f, *args):
-    """:class:`~adapters._ad_common.Prepared` for ``f(*args)`` under ``jax.jit``."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    inputs = _ad_common.check_inputs(f, args)
+    """:class:`~adapters.ad._base.Prepared` for ``f(*args)`` under ``jax.jit``."""
+    _base.require(NAME, AVAILABLE, REASON)
+    inputs = _base.check_inputs(f, args)
     ft = translate(f, NUMPY)
     xs = to_device(inputs)
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         _refuse_long_traces(ft, xs)
     fj, gj = _jitted(ft, len(xs))
     start = time.perf_counter()
@@ -83,24 +84,24 @@ def prepare(f, *args):
         return jax.block_until_ready(gj(*xs))
 
     objective(), gradient()  # the jitted calls find the compiled code: warm-up only
-    return _ad_common.Prepared(objective, gradient,
-                               lambda grads: _ad_common.contract_form(grads, inputs),
+    return _base.Prepared(objective, gradient,
+                               lambda grads: _base.contract_form(grads, inputs),
                                compile_seconds)
 
 
-gradient = _ad_common.gradient_function(prepare, NAME)
+gradient = _base.gradient_function(prepare, NAME)
 
 JACOBIAN_METHODS = ("jacrev", "jacfwd")
 
 
 def prepare_jacobian(f, x, method=None):
-    """:class:`~adapters._ad_common.Prepared` for the Jacobian of ``f`` at the array ``x``:
+    """:class:`~adapters.ad._base.Prepared` for the Jacobian of ``f`` at the array ``x``:
     ``jax.jit`` of ``jax.jacrev`` (default) or ``jax.jacfwd``, compiled here."""
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    x, method = _ad_common.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
+    _base.require(NAME, AVAILABLE, REASON)
+    x, method = _base.check_jacobian_input(f, (x,), JACOBIAN_METHODS, method)
     ft = translate(f, NUMPY)
     xj = jax.numpy.asarray(x)
-    with _ad_common.missing_is_unsupported(NAME, NUMPY):
+    with _base.missing_is_unsupported(NAME, NUMPY):
         _refuse_long_traces(ft, (xj,))
     fj, jj = jax.jit(ft), jax.jit(getattr(jax, method)(ft))
     start = time.perf_counter()
@@ -116,8 +117,8 @@ def prepare_jacobian(f, x, method=None):
 
     shape = tuple(objective().shape) + x.shape
     jacobian()
-    return _ad_common.Prepared(objective, jacobian,
-                               lambda J: _ad_common.jacobian_form(J, shape), compile_seconds)
+    return _base.Prepared(objective, jacobian,
+                               lambda J: _base.jacobian_form(J, shape), compile_seconds)
 
 
 #: the nested evals' descents branch on values at every step: jax.jit would need them
@@ -131,11 +132,9 @@ NESTED_REASON = ("jax.jit traces the nested evals' descents, which branch on val
 GRADIENT_METHODS = ("jit",)
 
 
-def _translation():
-    _ad_common.require(NAME, AVAILABLE, REASON)
-    from . import _jax_gradients  # needs jax: imported only once it is known to be there
-    return _jax_gradients
+def _require():
+    _base.require(NAME, AVAILABLE, REASON)
 
 
 prepare_gradient, prepare_energy, circuit_gradient = _gradients.delegated(
-    NAME, GRADIENT_METHODS, _translation)
+    NAME, GRADIENT_METHODS, _require, __name__, "._jax_gradients")

@@ -20,7 +20,7 @@ from kernels.statevector.backend import NO_LIMIT, Backend, FusionFacts
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.settings import PRECISIONS
 
-from ._guard import tool_version
+from .._guard import tool_version
 
 #: precision name -> amplitude dtype
 DTYPES = {name: p.dtype for name, p in PRECISIONS.items()}
@@ -186,6 +186,47 @@ def apply_through(module, state, matrix, locs, ctrl_locs=(), ctrl_vals=None):
     module.sync()
     state[:] = module.to_numpy(native)
     return state
+
+
+def programs(module_name, require, build, *, per_size=False, fusion=(), fused=None,
+             gate_build=None):
+    """``(gate, circuit, apply)`` of the simulator adapter ``module_name``: what every
+    adapter's module interface has, made from the tool's own
+    ``build(instructions, n, *key)`` (n None for one gate; ``key`` what a per-size program
+    also depends on, :class:`Program`). A tool that fuses declares its settings
+    ``fusion`` (its ``FUSION``) and ``fused(k) -> build`` for a setting k (0 included);
+    its circuits take ``fusion=None`` (the tool's default: ``build``). A gate is built by
+    ``gate_build`` where the tool builds one gate otherwise (default ``build``). Each
+    checks that the tool is there (``require()``) and every instruction before the tool
+    sees it."""
+    def name():  # the module's NAME, once it is imported (a program is made after that)
+        return sys.modules[module_name].NAME
+
+    def gate(instruction):
+        """The tool's program of one instruction, checked first (any large enough
+        state)."""
+        require()
+        return Program.gate(name(), gate_build or build, instruction, per_size=per_size)
+
+    def circuit(instructions, n, fusion=None):
+        """The tool's program of a circuit on ``n`` qubits, every instruction checked
+        against n first; ``fusion`` one of its declared settings (None: its default)."""
+        require()
+        k = fusion_of(name(), settings, fusion)
+        return Program.circuit(name(), build if k is None else fused(k), instructions, n,
+                               per_size=per_size)
+
+    def unfused_circuit(instructions, n):
+        """The tool's program of a circuit on ``n`` qubits, every instruction checked
+        against n first."""
+        require()
+        return Program.circuit(name(), build, instructions, n, per_size=per_size)
+
+    settings = tuple(fusion)
+    for f in (gate, circuit, unfused_circuit):  # help() and pickle find them in the adapter
+        f.__module__ = module_name
+    unfused_circuit.__name__ = unfused_circuit.__qualname__ = "circuit"
+    return gate, (circuit if settings else unfused_circuit), kernel_signature(module_name)
 
 
 #: the most qubits a gate's program accepts (any state: an int, compared fast)

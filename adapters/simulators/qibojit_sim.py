@@ -27,8 +27,8 @@ adapter never asks for.
 
 import numpy as np
 
-from . import _simulator
-from ._guard import guarded_import
+from .._guard import guarded_import
+from . import _base
 
 NAME = "qibojit"
 PRECISIONS = ("complex128", "complex64")
@@ -48,7 +48,7 @@ qibojit, AVAILABLE, REASON = guarded_import("qibojit", "backends")
 _backends = {}
 
 
-_require, version, sync = _simulator.basics(NAME, qibojit, AVAILABLE, REASON)
+_require, version, sync = _base.basics(NAME, qibojit, AVAILABLE, REASON)
 
 
 def _backend(precision):
@@ -108,8 +108,8 @@ class _State:
 
 def from_numpy(vec):
     _require()
-    precision = _simulator.precision_of(vec, NAME, PRECISIONS)
-    return _State(np.array(vec, dtype=_simulator.DTYPES[precision]), precision)
+    precision = _base.precision_of(vec, NAME, PRECISIONS)
+    return _State(np.array(vec, dtype=_base.DTYPES[precision]), precision)
 
 
 def to_numpy(state):
@@ -119,7 +119,7 @@ def to_numpy(state):
 
 def _gates(instruction, n):
     from qibo import gates as G
-    name, locs, ctrls, vals, params = _simulator.parts(instruction)
+    name, locs, ctrls, vals, params = _base.parts(instruction)
     q = [n - 1 - k for k in range(n)]  # q[k]: qibo's number for our qubit k
     fixed = {"X": G.X, "Y": G.Y, "Z": G.Z, "H": G.H, "S": G.S, "T": G.T}
     rotations = {"Rx": G.RX, "Ry": G.RY, "Rz": G.RZ, "phase": G.U1}
@@ -149,36 +149,27 @@ def _build_circuit(instructions, n):
     return out
 
 
-def gate(instruction):
-    """The instruction's qibo gates (X around it for controls on |0>), per state size."""
-    _require()
-    return _simulator.Program.gate(NAME, _build_gates, instruction, per_size=True)
-
-
 #: Circuit.fuse(max_qubits=k) settings; 0: not fused (qibo's default)
 FUSION = (0, 1, 2, 3, 4, 5)
 
 
-def circuit(instructions, n, fusion=None):
-    """A qibo Circuit of the instructions on ``n`` qubits; with ``fusion`` k > 0, qibo's
-    ``Circuit.fuse(max_qubits=k)`` of it, once, here (outside the timed run)."""
-    _require()
-    k = _simulator.fusion_of(NAME, FUSION, fusion)
+def _fused(k):
+    """The build of a circuit fused by qibo's ``Circuit.fuse(max_qubits=k)``, once, when it
+    is built (outside the timed run); k = 0: qibo's default, not fused."""
     if not k:
-        return _simulator.Program.circuit(NAME, _build_circuit, instructions, n,
-                                          per_size=True)
+        return _build_circuit
 
     def build(instructions, n):
         return _build_circuit(instructions, n).fuse(max_qubits=k)
-    return _simulator.Program.circuit(NAME, build, instructions, n, per_size=True)
+    return build
 
 
 def run(state, program):
     """The program on ``state`` in place: the timed call."""
     if type(state) is not _State:
-        raise _simulator.not_a_state(NAME, state)
+        raise _base.not_a_state(NAME, state)
     n = state.n
-    built = _simulator.built(program, NAME, n)
+    built = _base.built(program, NAME, n)
     backend = _backend(state.precision)
     try:
         if isinstance(built, list):
@@ -189,8 +180,11 @@ def run(state, program):
         else:
             state.vec = backend.execute_circuit(built, initial_state=state.vec).state()
     except Exception as exc:
-        raise _simulator.tool_failed(NAME, exc) from exc
+        raise _base.tool_failed(NAME, exc) from exc
     return state
 
 
-apply = _simulator.kernel_signature(__name__)
+# a gate: its qibo gates (X around it for controls on |0>); a circuit: a qibo Circuit;
+# both per state size (qibo is big-endian)
+gate, circuit, apply = _base.programs(__name__, _require, _build_circuit, per_size=True,
+                                      fusion=FUSION, fused=_fused, gate_build=_build_gates)
