@@ -28,7 +28,8 @@ profile records (absent: all).
 
 Circuit keys (``statevector_circuits``): ``circuits``, the circuits as ``python -m harness
 circuit`` names them (``lib:NAME``, ``mqt:NAME``; ``lib:*`` and ``mqt:*`` stand for the
-whole library and every MQT Bench benchmark, see :func:`circuit_names`),
+whole library and every MQT Bench benchmark, see
+:func:`harness.circuit.sources.expand`),
 ``circuit_memory`` those whose peak memory is measured (at the largest size),
 ``complex64_circuit_qubits`` the sizes of the complex64 circuits (default: the same),
 ``circuit_qubits`` their sizes, ``circuit_max_qubits`` the largest n per slow kernel, and
@@ -40,7 +41,6 @@ Variational keys: ``variational_qubits`` the sizes of the circuit-gradient suite
 ``lightning:qnode``) for the methods whose cost grows with the number of angles
 (param_shift, finite, forward's dual numbers) or whose tape holds every state."""
 
-import fnmatch
 import os
 
 #: cuQuantum's qv, random, qaoa and ghz, and two of MQT Bench's: a VQE ansatz (rotations and
@@ -206,29 +206,3 @@ def current():
     if name not in PROFILES:
         raise ValueError(f"{ENV_VAR}={name!r} is not a profile; choose from {sorted(PROFILES)}")
     return PROFILES[name]
-
-
-def circuit_names(profile, key="circuits"):
-    """The profile's ``circuits`` (or another ``key``) with ``lib:*`` / ``mqt:*`` patterns
-    expanded into the library's names and MQT Bench's (which needs mqt.bench: without
-    it, none)."""
-    out = []
-    for spec in profile.get(key, ()):
-        if "*" not in spec:
-            out.append(spec)
-            continue
-        prefix, _, pattern = spec.partition(":")
-        out += [f"{prefix}:{name}" for name in _names(prefix)
-                if fnmatch.fnmatch(name, pattern)]
-    return list(dict.fromkeys(out))
-
-
-def _names(prefix):
-    if prefix == "lib":
-        from kernels.statevector.circuits import LIBRARY
-        return list(LIBRARY)
-    try:
-        from mqt.bench.benchmarks import get_available_benchmark_names
-    except ImportError:
-        return []
-    return get_available_benchmark_names()

@@ -20,7 +20,7 @@ import importlib.metadata
 import json
 from pathlib import Path
 
-from harness import registry
+from harness import registry, results
 from kernels.statevector.settings import fusion as as_fusion
 from kernels.statevector.settings import precision as as_precision
 
@@ -105,7 +105,6 @@ def settings_path(results_file):
 def write_for_results(results_file, param_names):
     """Write, beside one asv results file, the settings of every state-vector result in
     it; ``param_names``: {benchmark: [parameter names]} (asv's benchmarks.json)."""
-    from harness import results
     res = results.load_file(results_file)
     table = {}
     for key in res.get_all_result_keys():

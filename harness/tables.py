@@ -38,3 +38,9 @@ def report(machine=None, results_dir=results.RESULTS_DIR):
         print(text or "(no results)")
         print()
     return 0
+
+
+def command(opts):
+    """``python -m harness table``: the latest results of ``opts.machine`` (default this
+    host's)."""
+    return report(opts.machine)

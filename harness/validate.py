@@ -13,9 +13,15 @@ import numpy as np
 from harness import profiles
 from harness.ad import backends as ad_backends
 from harness.ad import validate as ad_validate
+from harness.circuit import sources
 from harness.errors import ValidationError
 from harness.statevector import backends, validate
+from harness.statevector.cases import GATES
 from harness.timing import best_seconds
+from harness.variational import backends as var_backends
+from harness.variational import validate as var_validate
+from kernels import variational
+from kernels.ad.problems import PROBLEMS, size_seed
 from kernels.statevector.settings import PRECISIONS
 from kernels.statevector.states import random_state
 
@@ -23,12 +29,10 @@ from kernels.statevector.states import random_state
 def cases(n):
     """(name, instructions) of every benchmarked gate and of the default profile's
     circuits (the library's and MQT Bench's) that exist at n qubits."""
-    from harness.benchmarks.statevector_gates import GATES
-    from harness.circuit import sources
     for name, inst in GATES.items():
         if max(inst.locs + inst.ctrl_locs) < n:
             yield name, [inst]
-    for name in profiles.circuit_names(profiles.PROFILES["default"]):
+    for name in sources.expand(profiles.PROFILES["default"]["circuits"]):
         try:
             yield name, sources.load(name, n).instructions
         except sources.SourceError:  # a size the circuit does not come in
@@ -70,8 +74,6 @@ def _validated_runner(name, problem, args, expected, what, unit_seconds):
 
 
 def _gradient_error(name, problem, what):
-    from harness.variational import backends as var_backends
-    from harness.variational import validate as var_validate
     return var_validate.compare(var_backends.prepare(name, problem, problem.theta0), problem,
                               problem.theta0, what=what)
 
@@ -128,7 +130,6 @@ def _validate_precision(qubits, precision):
 def validate_ad(sizes=None, names=None):
     """Every AD backend (or ``names``) on every problem at its smallest size (or at
     ``sizes[problem]``), against the hand-written gradient; returns the number wrong."""
-    from kernels.ad.problems import PROBLEMS, size_seed
     names = names or ad_backends.names()
     print(f"{'problem':<12} {'n':>5}  " + " ".join(f"{b:>9}" for b in names))
     wrong = 0
@@ -158,9 +159,6 @@ def validate_variational(qubits=(4, 6), names=None):
     """Every circuit-gradient backend (or ``names``) on the QCBM energy at ``qubits``,
     against the parameter-shift rule: each cell is the largest relative error of a
     gradient within its tolerance; returns the number wrong."""
-    from harness.variational import backends as var_backends
-    from harness.variational import validate as var_validate
-    from kernels import variational
     names = names or var_backends.names()
     width = max(map(len, names)) + 1
     print("circuit gradients: largest error relative to the reference method's "
@@ -184,3 +182,9 @@ def validate_variational(qubits=(4, 6), names=None):
         print(f"{'QCBM':<8} {n:>3}  " + " ".join(f"{r:>{width}}" for r in row), flush=True)
     _print_reasons(reasons, wrong)
     return wrong
+
+
+def command(opts):
+    """``python -m harness validate``: the tables at ``opts.qubits``; 1 if any result
+    was wrong."""
+    return validate_all(opts.qubits)

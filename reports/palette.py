@@ -21,6 +21,10 @@ from typing import NamedTuple
 from matplotlib import colormaps
 from matplotlib.colors import to_hex
 
+from harness.ad.backends import names as ad_names
+from harness.statevector.backends import names as sv_names
+from harness.variational.backends import names as variational_names
+
 # tab10, Dark2 and the darkest navy, olive, red and purple of tab20b, without tab10's and
 # Dark2's greys (the figures draw their yardsticks in grey): 20 colours saturated enough to
 # read as thin lines on white, which tab20's pale half is not
@@ -50,9 +54,6 @@ def _pair(i):
 def groups():
     """{backend: (its groups)} in palette order: "state vector" (kernels, then simulator
     adapters and plugins), "AD", "variational"."""
-    from harness.ad.backends import names as ad_names
-    from harness.statevector.backends import names as sv_names
-    from harness.variational.backends import names as variational_names
     found = {}
     for group, names in (("state vector", sv_names()), ("AD", ad_names()),
                          ("variational", variational_names())):

@@ -10,6 +10,8 @@ threads.pin_env(1)
 
 import numpy as np  # noqa: E402
 
+from harness.statevector import levels  # noqa: E402
+
 AMPLITUDES = 1 << 24
 
 
@@ -36,7 +38,6 @@ class MemoryBandwidth:
     def track_inplace_bandwidth(self):
         """Every amplitude read, scaled and written back in place: a gate kernel's access
         pattern without its arithmetic, so the ceiling an in-place kernel can reach."""
-        from harness.statevector import levels
         return levels.update_gbs(self.src, _best)
 
 
@@ -51,5 +52,4 @@ class LevelBandwidth:
     param_names = ["level"]
 
     def track_inplace_bandwidth(self, level):
-        from harness.statevector import levels
         return levels.inplace_gbs(level, max_seconds=2.0)

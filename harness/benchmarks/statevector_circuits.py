@@ -17,8 +17,8 @@ from functools import cache
 from harness import profiles, registry
 from harness.circuit import sources
 
-CIRCUITS = profiles.circuit_names(PROFILE)
-MEMORY_CIRCUITS = profiles.circuit_names(PROFILE, "circuit_memory")
+CIRCUITS = sources.expand(PROFILE.get("circuits", ()))
+MEMORY_CIRCUITS = sources.expand(PROFILE.get("circuit_memory", ()))
 QUBITS = PROFILE["circuit_qubits"]
 
 

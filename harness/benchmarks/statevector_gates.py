@@ -3,30 +3,12 @@ one thread, complex128 (the seed's X/H/T/CNOT benchmark, and more), and complex6
 the kernels and peers that offer it."""
 
 # first: _statevector_setup pins the thread counts before numpy and the tools load
-from ._statevector_setup import (GATE_BACKENDS, PROFILE, ROUNDS, SEED, Suite, check_size,
+from ._statevector_setup import (GATE_BACKENDS, PROFILE, ROUNDS, Suite, check_size,
                                  complex64_backends, qubits, validated)
 from ._once import setup_once
 
-import numpy as np
-
-from kernels.statevector import CPU_KERNELS, KERNELS, circuits
-from kernels.statevector.gates import random_unitary
-
-# Target qubits as in the seed's benchmark (its 1-based qubit 3 is our qubit 2; CNOT is
-# controlled by qubit 2 onto qubit 1); multi-qubit gates use unsorted, non-adjacent locs.
-_rng = np.random.default_rng(SEED)
-GATES = {
-    "X": circuits.gate("X", 2),
-    "H": circuits.gate("H", 2),
-    "T": circuits.gate("T", 2),
-    "CNOT": circuits.cnot(2, 1),
-    "Rx": circuits.gate("Rx", 2, theta=0.7),
-    "Rz": circuits.gate("Rz", 2, theta=0.7),
-    "Toffoli": circuits.toffoli(0, 3, 2),
-    "dense2": circuits.dense(random_unitary(2, _rng), 3, 1),
-    "dense3": circuits.dense(random_unitary(3, _rng), 3, 0, 2),
-}
-
+from harness.statevector.cases import GATES
+from kernels.statevector import CPU_KERNELS, KERNELS
 
 class Gate(Suite):
     params = (list(GATES), qubits("gate_qubits"), GATE_BACKENDS)

@@ -4,9 +4,10 @@ thread counts, against the serial stride kernel as the one-thread baseline."""
 # first: _statevector_setup pins the thread counts before numpy and the tools load
 from ._statevector_setup import PROFILE, Suite, check_size, thread_backends
 from ._once import setup_once
-from .statevector_gates import GATES
+
 
 from harness import profiles, registry
+from harness.statevector.cases import GATES
 from harness.threads import max_threads
 
 

@@ -25,6 +25,7 @@ from harness import ranking, registry
 from harness import settings as settings_mod
 from harness import threads as threads_mod
 from harness.circuit import sources
+from harness.circuit.arguments import CACHE_REGIMES
 from harness.errors import Unavailable
 from harness.statevector import backends, levels
 from harness.statevector import validate as sv_validate
@@ -40,11 +41,6 @@ SECONDS_PER_BACKEND = 2.0
 #: Rounds before the fastest two may be called settled.
 MIN_ROUNDS = 3
 STATUSES = ("ok", "wrong", "skipped", "refused")
-#: The cache regimes a run can be timed in (a setting of every row):
-#: - warm: each timed call follows an untimed call of the same backend on the same state,
-#:   so the state is as hot as the caches let it be (what asv's sweep does);
-#: - cold: the caches are flushed before each timed call, so it starts from memory.
-CACHE_REGIMES = ("warm", "cold")
 
 
 class BadInput(Exception):
@@ -426,32 +422,3 @@ def main(opts):
               "can be trusted", file=sys.stderr)
         return 1
     return 1 if any(r["status"] == "wrong" for r in report["backends"].values()) else 0
-
-
-def add_parser(sub):
-    p = sub.add_parser("circuit", help="one circuit (OpenQASM file, mqt:NAME, lib:NAME) "
-                       "through every backend, validated and timed")
-    p.add_argument("circuit", metavar="SOURCE", help="path to an .qasm file (OpenQASM 2 or "
-                   "3), mqt:NAME or lib:NAME")
-    p.add_argument("--qubits", type=int, help="circuit size for mqt: and lib:")
-    p.add_argument("--backends", help="comma-separated backend names (default: every one "
-                   "but the references, which validate the others)")
-    p.add_argument("--precision", default="complex128")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=20,
-                   help="rounds of timed calls at most (fewer for slow backends; they end "
-                        "earlier once the fastest two are told apart)")
-    p.add_argument("--budget", type=float, default=30.0,
-                   help="seconds of timing after which no new round starts (default 30)")
-    p.add_argument("--cache", default="cold", choices=CACHE_REGIMES,
-                   help="cold: caches flushed before every timed call (default); warm: "
-                        "each timed call follows one on the same state")
-    p.add_argument("--json", help="write the results as JSON here")
-    p.add_argument("--state", help="write the reference's final state here (.npy)")
-    p.add_argument("--fusion", default="default",
-                   help="default (each backend's own), off (one pass per gate wherever a "
-                        "backend allows it), K (at most K qubits per fused gate where "
-                        "declared) or all (every setting each backend declares, as rows "
-                        "NAME@K besides its default)")
-    p.set_defaults(func=main)
-    return p

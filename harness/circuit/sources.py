@@ -13,6 +13,7 @@ Every failure is a :class:`SourceError` (a ValueError) whose message names the p
 and, for a file, its line: exit 2 of the command.
 """
 
+import fnmatch
 import hashlib
 import inspect
 import re
@@ -22,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from harness.circuit import convert, locate
+from kernels.statevector.circuits import LIBRARY
 
 #: The seed of ``lib:`` circuits and of MQT Bench generators that take one.
 SEED = 20191231
@@ -83,7 +85,6 @@ def _need_qubits(source, qubits):
 
 
 def _library(name, qubits):
-    from kernels.statevector.circuits import LIBRARY
     if name not in LIBRARY:
         raise SourceError(f"lib:{name} is not in the circuit library; known: "
                           + ", ".join(f"lib:{k}" for k in LIBRARY))
@@ -207,3 +208,28 @@ def _place(message):
     if not found:
         return message
     return f"line {found.group(1)}, column {found.group(2)}: {message[found.end():]}"
+
+
+def expand(specs):
+    """The circuit names of ``specs`` (a profile's ``circuits``) with ``lib:*`` and
+    ``mqt:*`` patterns expanded into the library's names and MQT Bench's (which needs
+    mqt.bench: without it, none), each once, in order."""
+    out = []
+    for spec in specs:
+        if "*" not in spec:
+            out.append(spec)
+            continue
+        prefix, _, pattern = spec.partition(":")
+        out += [f"{prefix}:{name}" for name in _names(prefix)
+                if fnmatch.fnmatch(name, pattern)]
+    return list(dict.fromkeys(out))
+
+
+def _names(prefix):
+    if prefix == "lib":
+        return list(LIBRARY)
+    try:
+        from mqt.bench.benchmarks import get_available_benchmark_names
+    except ImportError:
+        return []
+    return get_available_benchmark_names()

@@ -226,3 +226,20 @@ def main(opts):
     print(f"report: {Path(opts.out or OUT) / 'gate.md'}")
     print(f"gate: {reason}", file=sys.stderr)
     return code
+
+
+def command(opts):
+    """``python -m harness gate``: ``--list`` the cases with their tolerances, else the
+    comparison of ``--base`` (required) with ``--head``."""
+    if opts.list:
+        stored = decide.load()
+        for case in case_table.CASES.values():
+            tol, source = decide.tolerance(case.id, case.tier, stored)
+            blocking = "" if case.tier == 1 else (
+                ", blocking" if decide.may_block(case.id, stored) else ", report only")
+            print(f"tier {case.tier}  {case.id:<32} tolerance {tol:.1%} ({source}{blocking})")
+        return 0
+    if not opts.base:
+        print("gate: could not run: --base REV is required", file=sys.stderr)
+        return 2
+    return main(opts)

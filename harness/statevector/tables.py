@@ -11,11 +11,12 @@ what it is compared with (:func:`differing`); see docs/architecture.md."""
 
 import ast
 import collections
-import importlib.util
 import statistics
 
 from harness import ids, registry, results
+from harness import settings as settings_mod
 from harness.settings import LIKE_KEYS
+from harness.statevector import levels
 from harness.timing import format_seconds
 
 #: our contenders: every kernel of ours on the CPU (not the oracles, which are there to be
@@ -266,7 +267,6 @@ def bandwidth(res, min_qubits=20):
     qulacs on every gate, against the in-place yardstick of the memory level the state
     sits in (``machine.LevelBandwidth``, sizes from the OS; a gate's access pattern: the
     ceiling the kernels aim at), and against the 256 MiB in-place and copy ones."""
-    from harness.statevector import levels
     copy = results.table(res, ids.COPY_BANDWIDTH).get(())
     inplace = results.table(res, ids.INPLACE_BANDWIDTH).get(())
     yard = ({level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
@@ -351,12 +351,9 @@ def call_overhead(res):
 
 def recorded_settings(res, results_dir=results.RESULTS_DIR):
     """The settings map of ``res`` (an asv Results read from ``results_dir``), as
-    harness/settings.py recorded it beside asv's file; None, so that nothing is marked,
-    where that module is absent."""
-    if importlib.util.find_spec("harness.settings") is None:
-        return None
-    from harness import settings
-    return settings.load(results.path_of(res, results_dir))
+    harness/settings.py recorded it beside asv's file ({} for results from before
+    settings were recorded)."""
+    return settings_mod.load(results.path_of(res, results_dir))
 
 
 def with_settings(fn, *args):

@@ -44,3 +44,8 @@ def report(qubits, locs=(0, 5)):
     print(f"suggested PARALLEL_THRESHOLD: {crossover} amplitudes"
           if crossover else "parallel never clearly faster in this range")
     return 0
+
+
+def command(opts):
+    """``python -m harness threshold``: the crossover at ``opts.qubits``."""
+    return report(opts.qubits)

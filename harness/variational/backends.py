@@ -10,6 +10,7 @@ small interface: ``prepare(name, problem, theta)`` returns a :class:`Runner` who
   call binding the angles and running, as its users do; their energy is the tool's own.
 """
 
+import adapters
 from harness.errors import Unavailable
 from kernels import variational
 
@@ -27,7 +28,6 @@ def methods():
 
 
 def _adapters():
-    import adapters
     return adapters.circuit_gradients()
 
 

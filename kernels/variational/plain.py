@@ -10,6 +10,8 @@ signs, control masks) computed once, as plain constants of the closure.
 
 import numpy as np
 
+from ..statevector import gates  # fixed gates' matrices are constants
+
 ROTATIONS = ("Rx", "Ry", "Rz", "phase")
 
 
@@ -56,7 +58,6 @@ def pauli_gather(n, masks):
 
 def energy_function(problem):
     """``f(theta) -> float``: the problem's energy in plain numpy, for AD engines."""
-    from ..statevector import gates  # fixed gates' matrices are constants
     n = problem.n
     steps = []
     for s in problem.slots:

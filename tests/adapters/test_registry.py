@@ -70,7 +70,8 @@ def test_broken_adapters_are_reported_and_do_not_stop_the_others(fake_registry):
     assert report["fake_missing"] == (False, "no_such_tool_for_tests is not installed")
     ok, reason = report["fake_broken_tool"]
     assert not ok and "OSError" in reason and "libbroken.so" in reason
-    assert report["fake_noflag"] == (False, "adapters.simulators.fake_noflag does not set AVAILABLE")
+    assert report["fake_noflag"] == (
+        False, "adapters.simulators.fake_noflag does not set AVAILABLE")
     assert report["fake_noname"] == (False, "adapters.simulators.fake_noname does not set NAME")
     assert report["fake_sim"] == (True, "fake 1.0")
     assert report["fake_nocircuit"] == (False, (

@@ -163,11 +163,11 @@ def test_circuit_suite_skips_sizes_a_benchmark_refuses():
         suite.Circuit().setup("lib:simon", 5, "stride")
 
 
-def test_profiles_expand_circuit_patterns():
-    from harness import profiles
+def test_profiles_circuit_patterns_expand():
+    from harness.circuit import sources
     from kernels.statevector.circuits import LIBRARY
 
-    names = profiles.circuit_names({"circuits": ["lib:*", "lib:qft", "mqt:q*"]})
+    names = sources.expand(["lib:*", "lib:qft", "mqt:q*"])
     assert names[:len(LIBRARY)] == [f"lib:{k}" for k in LIBRARY]
     assert names.count("lib:qft") == 1
     if pytest.importorskip("mqt.bench"):
