@@ -118,7 +118,7 @@ SECTIONS = (
         ("table", "variational_gradients", "Gradient time per method and peer",
          var_tables.gradients, [ids.VARIATIONAL_GRADIENT]),
         ("table", "variational_targets", "Targets of the adjoint method",
-         var_tables.targets, [ids.VARIATIONAL_GRADIENT, ids.VARIATIONAL_RATIO]),
+         var_tables.target_table, [ids.VARIATIONAL_GRADIENT, ids.VARIATIONAL_RATIO]),
         ("figure", "variational_memory", "Peak memory against n",
          figures_variational.memory_figure,
          [ids.VARIATIONAL_MEMORY]),

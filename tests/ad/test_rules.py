@@ -242,7 +242,7 @@ def test_every_rule_has_an_adjoint_check_or_is_a_composite():
 
 
 def test_importing_rules_alone_gives_the_whole_table():
-    # the families register from kernels/ad/__init__.py, which `import kernels.ad.rules`
+    # the families register from kernels/ad/rules/__init__.py, which `import kernels.ad.rules`
     # runs first: a fresh interpreter importing only the table sees every rule
     import subprocess
     import sys

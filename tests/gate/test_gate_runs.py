@@ -38,7 +38,7 @@ def test_cli_exit_codes_and_one_line_reason(clone, tmp_path):
 
 def test_wrong_result_exits_2(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
-    head = commit(clone, "break stride", append={"kernels/statevector/stride.py": BROKEN})
+    head = commit(clone, "break stride", append={"kernels/statevector/compiled/stride.py": BROKEN})
     try:
         # tier 2 needs no valgrind: the build's validation fails before any timing
         code, reason, _ = _run(clone, tmp_path, base, head, ["wall/H/stride/*"], tiers=(2,))
@@ -65,7 +65,8 @@ def test_aa_run_is_even(clone, tmp_path):
 @needs_valgrind
 def test_injected_kernel_slowdown_is_caught_then_accepted(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
-    slow = commit(clone, "stride three times", append={"kernels/statevector/stride.py": THRICE})
+    slow = commit(clone, "stride three times",
+                  append={"kernels/statevector/compiled/stride.py": THRICE})
     try:
         code, reason, result = _run(clone, tmp_path / "slow", base, slow,
                                     ["gate/H/stride/n14", "gate/H/loop/n14"])

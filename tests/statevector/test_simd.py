@@ -1,4 +1,4 @@
-"""The packed-SIMD pair updates (kernels/statevector/simd.py): each intrinsic against a
+"""The packed-SIMD pair updates (kernels/statevector/codegen/simd.py): each intrinsic against a
 scalar loop written here, on every path, both precisions, real and complex entries, every
 stride around the vector width and stretches shorter than a vector; the parallel stride
 loops split into tasks smaller than a block; and the generated machine code holding
