@@ -23,8 +23,9 @@ $(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requir
 test: setup  ## the test suite
 	$(PY) -m pytest
 
-lint: setup  ## ruff, configured in pyproject.toml (.ci/run runs it)
+lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.toml
 	$(PY) -m ruff check .
+	$(PY) -m vulture
 
 quick: setup  ## every asv benchmark once on small sizes, nothing saved; fails on any failure
 	$(PY) -m harness quick

@@ -38,6 +38,5 @@ VARIATIONAL_MEMORY = "variational_gradients.Gradient.track_peak_mib"
 VARIATIONAL_ENERGY = "variational_gradients.Energy.time_energy"
 
 # the regression gate's instruction counts, as history
-GATE_INSTRUCTIONS = "gate_counts.Instructions.track_instructions"
 
 ALL = {name: value for name, value in globals().items() if name.isupper() and name != "ALL"}

@@ -42,22 +42,3 @@ def format_seconds(t):
     if t >= 1.0:
         return f"{t:.3g} s"
     return f"{t * 1e6:.3g} us" if t < 1e-3 else f"{t * 1e3:.3g} ms"
-
-
-def interleaved_samples(calls, counts):
-    """{name: [seconds of each call]}: ``calls`` ({name: fn}) timed one call at a time in
-    rounds, each round calling every fn that still wants a sample (``counts[name]``
-    samples in all), in an order rotated by one each round, so that a change of load
-    on this shared machine falls on every fn alike and none always follows the same
-    other."""
-    names = list(calls)
-    out = {name: [] for name in names}
-    rounds = max((counts[name] for name in names), default=0)
-    for r in range(rounds):
-        k = r % len(names)
-        for name in names[k:] + names[:k]:
-            if len(out[name]) < counts[name]:
-                t0 = time.perf_counter()
-                calls[name]()
-                out[name].append(time.perf_counter() - t0)
-    return out

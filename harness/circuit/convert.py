@@ -29,7 +29,7 @@ DENSE_QUBITS = 3
 UNITARY_QUBITS = 6
 
 # qiskit gate name -> (our instruction name, angle or None: the gate's own first param).
-# Each was checked against qiskit's matrix (tests/harness/test_circuit_convert.py).
+# Each is checked against qiskit's matrix (tests/harness/test_circuit_import.py).
 _NAMED = {
     "x": ("X", None), "y": ("Y", None), "z": ("Z", None), "h": ("H", None),
     "s": ("S", None), "t": ("T", None), "swap": ("SWAP", None),

@@ -20,13 +20,12 @@ from .backend import ADBackend, Cost, constant
 MANUAL = ADBackend(name="manual", role="baseline",
                    cost=Cost(loop=constant(3.0), vector=constant(3.0), nested=constant(1.0)))
 
-#: What a problem asks of a tool (docs/ad.md, "Problems"):
-#: "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;
-#: "jacobian": f of one float array returning an array, ``manual(x) -> (value, J)`` with J
-#: of shape ``value.shape + x.shape``;
-#: "nested": f takes the tools' ``gradient`` functions first (``f(outer, inner, *args)``)
-#: and differentiates through them, ``manual(*args) -> (value, None)``.
-OUTPUTS = ("gradient", "jacobian", "nested")
+# What a problem asks of a tool, its ``output`` (docs/ad.md, "Problems"):
+# "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;
+# "jacobian": f of one float array returning an array, ``manual(x) -> (value, J)`` with J
+# of shape ``value.shape + x.shape``;
+# "nested": f takes the tools' ``gradient`` functions first (``f(outer, inner, *args)``)
+# and differentiates through them, ``manual(*args) -> (value, None)``.
 
 
 class Problem(NamedTuple):
@@ -38,7 +37,7 @@ class Problem(NamedTuple):
     sizes: tuple  #: the sizes n the seed or the eval uses
     loop: bool  #: True when ``f`` runs a Python loop over elements (cost per element)
     summary: str  #: one line, naming the seed or the eval's origin
-    output: str = "gradient"  #: one of :data:`OUTPUTS`
+    output: str = "gradient"  #: "gradient", "jacobian" or "nested" (above)
     #: ``make_data(n, rng) -> dict`` of keyword-only data, drawn before ``make_args`` from
     #: the same generator (the args may be made from it); None: f takes no data
     make_data: Callable | None = None

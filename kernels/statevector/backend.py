@@ -110,7 +110,6 @@ class Backend:
     max_qubits: int = NO_LIMIT
     max_qubits_reason: str = ""
     circuit_max_qubits: int | None = None
-    mpi: bool = False
     package: str = "qsim-ad-bench"
     describe: Mapping = field(default_factory=dict)
     one_gate: bool = True

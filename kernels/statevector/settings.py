@@ -34,7 +34,6 @@ COMPLEX128 = Precision("complex128", np.dtype(np.complex128), 16, 1e-9)
 COMPLEX64 = Precision("complex64", np.dtype(np.complex64), 8, 1e-4)
 #: name -> Precision, the default first
 PRECISIONS = {p.name: p for p in (COMPLEX128, COMPLEX64)}
-DEFAULT_PRECISION = COMPLEX128
 
 
 def precision(value):

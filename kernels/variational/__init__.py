@@ -4,7 +4,7 @@ variational circuit differentiated by every method, on the simulator kernels.
     problem = qcbm_energy(n, depth, rng)
     GRADIENTS[name](problem, theta) -> ndarray like theta
 
-See DESIGN.md, "Contract: variational circuits".
+See docs/ad.md, "Circuit gradients".
 """
 
 from collections.abc import Callable

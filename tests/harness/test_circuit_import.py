@@ -220,7 +220,7 @@ def test_library_sources():
         sources.load("lib:simon", 5)
 
 
-mqt = pytest.importorskip("mqt.bench")
+pytest.importorskip("mqt.bench")
 
 
 def _mqt_names():

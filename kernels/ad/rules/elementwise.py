@@ -96,11 +96,6 @@ defpartials(np.copysign, lambda ans, x, y: np.sign(x) * np.sign(ans), None)
 
 # -- the non-holomorphic functions of complex values ---------------------------------------
 
-def _abs_partial(ans, x):
-    # d|x|/dx = sign(x), 0 at 0 (a subgradient; autograd's and JAX's choice)
-    return np.sign(x)
-
-
 def _abs_vjp(g, ans, x):
     if is_complex(x):  # L = |z|: dL/dRe z - i dL/dIm z = conj(z) / |z|
         return real_cotangent(g) * np.conj(x) / np.where(ans, ans, 1.0)

@@ -62,14 +62,6 @@ def control_masks(ctrl_locs, ctrl_vals):
 
 
 @lru_cache(maxsize=4096)
-def split_control_masks(loc, ctrl_locs, ctrl_vals):
-    """(low mask, low value, high mask, high value): the control test split into the
-    controls below target ``loc`` and those above it."""
-    mask, value = control_masks(ctrl_locs, ctrl_vals)
-    low = (1 << loc) - 1
-    return mask & low, value & low, mask & ~low, value & ~low
-
-
 def numba_kernel(name, plan):
     """The kernel signature for a numba kernel whose ``plan(g, dtype)`` returns its
     compiled loop and the arguments after the state: check, plan, run."""
