@@ -8,6 +8,8 @@ from pathlib import Path
 
 from asv import results as asv_results
 
+from harness import ranking
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS_DIR = ROOT / "results"
 
@@ -37,6 +39,14 @@ def table(res, key):
     combinations are left out."""
     return {combo: min(sample) if sample else value
             for combo, value, sample in _rows(res, key)}
+
+
+def spans(res, key):
+    """{param tuple: (low, high)} for one benchmark: the spread of its recorded samples in
+    this run, their minimum (the headline) to their median (harness.ranking.interval);
+    None where asv kept no samples. Failed or skipped combinations are left out."""
+    return {combo: ranking.interval(sample) if sample else None
+            for combo, _, sample in _rows(res, key)}
 
 
 def samples(res, key):

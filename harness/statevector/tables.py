@@ -15,6 +15,7 @@ import statistics
 
 from harness import ids, registry, results
 from harness import settings as settings_mod
+from harness.ranking import overlaps, ranks, ratio_cell
 from harness.settings import LIKE_KEYS
 from harness.statevector import levels
 from harness.timing import format_seconds
@@ -39,6 +40,16 @@ MARK = "\u2020"
 def table_of(res, key):
     """``results.table(res, key)``, or {} when ``res`` holds no result of ``key``."""
     return results.table(res, key) if key in res.get_all_result_keys() else {}
+
+
+def spans_of(res, key):
+    """``results.spans(res, key)`` (each result's interval), or {} without results."""
+    return results.spans(res, key) if key in res.get_all_result_keys() else {}
+
+
+def _rows_at(times, spans, name, n):
+    """{backend: (seconds, interval)} of one case, as harness.ranking takes them."""
+    return {b: (t, spans.get((name, n, b))) for b, t in times.items()}
 
 
 def at_largest_n(data):
@@ -115,6 +126,16 @@ class Footnotes:
         return "\n\n".join([table, *self.notes])
 
 
+#: What a table's ties mean, said above every table that ranks.
+TIES = ("Each time is the minimum over its samples; its interval runs to their median in "
+        "the same run. A time within the fastest's interval is a tie: its ratio is marked "
+        "~, its rank shared (=).")
+
+
+def _interval(span):
+    return "-" if span is None else f"{format_seconds(span[0])} - {format_seconds(span[1])}"
+
+
 def _leaders(times):
     """[(backend, seconds)] fastest first; ties kept in the table's order."""
     return sorted(times.items(), key=lambda item: item[1])
@@ -127,6 +148,7 @@ def headline(res, what="gate", settings=None):
     per = [(precision, key, at_largest_n(table_of(res, key)))
            for precision, key in PRECISIONS[what]]
     per = [(precision, key, found) for precision, key, found in per if found]
+    spans = {key: spans_of(res, key) for _, key, _ in per}
     if not per:
         return ""
     notes = Footnotes()
@@ -145,17 +167,24 @@ def headline(res, what="gate", settings=None):
                 cells += ["-"] * (2 if same_n else 3)
                 continue
             n, times = found[name]
-            order = _leaders(times)[:2]
-            # judged against every backend at this row, not only the two shown
+            rows = _rows_at(times, spans[key], name, n)
+            # judged against every backend at this row, not only the ones shown
             marked = differing([(b, (key, (name, n, b))) for b in times], settings, COMPARED)
             where = f"{name} n={n} {precision}"
-            (first, t), rest = order[0], order[1:]
+            # the fastest, joined by every backend within its noise (a tie); the runner-up
+            # is the fastest one told apart from it
+            first = min(times, key=times.get)
+            tied = [b for b in sorted(times, key=times.get)
+                    if b != first and overlaps(rows[b][1], rows[first][1])]
+            rest = [b for b in sorted(times, key=times.get) if b != first and b not in tied]
             cells += [] if same_n else [str(n)]
-            cells.append(f"{first}{notes.mark(marked, first, f'{first}, {where}')} "
-                         f"{format_seconds(t)}")
-            cells.append("-" if not rest else
-                         f"{rest[0][0]}{notes.mark(marked, rest[0][0], f'{rest[0][0]}, {where}')}"
-                         f" \u00d7{rest[0][1] / t:.2f}")
+            winners = " ~ ".join(f"{b}{notes.mark(marked, b, f'{b}, {where}')}"
+                                 for b in [first, *tied])
+            cells.append(f"{winners} {format_seconds(times[first])}")
+            runner = rest[0] if rest else None
+            cells.append("-" if runner is None else
+                         f"{runner}{notes.mark(marked, runner, f'{runner}, {where}')}"
+                         f" \u00d7{times[runner] / times[first]:.2f}")
         lines.append("| " + " | ".join(cells) + " |")
     return notes.markdown("\n".join(lines))
 
@@ -182,19 +211,24 @@ def ranking(res, key=ids.GATE_TIME, what="gate", settings=None):
     slowest, with its time over the fastest's and our best kernel's time over its own; a
     backend whose COMPARED settings differ from the others' at that gate is marked."""
     notes = Footnotes()
-    lines = [f"| {what} | n | rank | backend | time | / fastest | best own kernel / it |",
-             "|---|---|---|---|---|---|---|"]
+    spans = spans_of(res, key)
+    lines = [f"| {what} | n | rank | backend | time | interval | / fastest | "
+             "best own kernel / it |", "|---|---|---|---|---|---|---|---|"]
     for name, (n, times) in at_largest_n(table_of(res, key)).items():
         order = [b for b, _ in _leaders(times)]
+        rows = _rows_at(times, spans, name, n)
+        shared = ranks(rows)
         own = min((times[b] for b in OWN if b in times), default=None)
         marked = differing([(b, (key, (name, n, b))) for b in order], settings, COMPARED)
-        for rank, backend in enumerate(order, 1):
-            t = times[backend]
+        first = order[0]
+        for backend in order:
+            t, span = rows[backend]
             mine = "-" if own is None else f"{own / t:.2f}"
             mark = notes.mark(marked, backend, f"{backend}, {name} n={n}")
-            lines.append(f"| {name} | {n} | {rank} | {backend}{mark} | {format_seconds(t)} "
-                         f"| {t / times[order[0]]:.2f} | {mine} |")
-    return notes.markdown("\n".join(lines))
+            ratio = "1.00" if backend == first else ratio_cell(t, span, *rows[first])
+            lines.append(f"| {name} | {n} | {shared[backend]} | {backend}{mark} | "
+                         f"{format_seconds(t)} | {_interval(span)} | {ratio} | {mine} |")
+    return notes.markdown(TIES + "\n\n" + "\n".join(lines))
 
 
 def backend_order(res, key):
@@ -223,14 +257,20 @@ def time_over_fastest(res, key=ids.CIRCUIT_TIME, what="circuit", settings=None):
     time over the fastest backend's there ("-": not run at that n). A cell whose settings
     hash differs from the rest of its backend's column is marked."""
     backends, rows = over_fastest(table_of(res, key), backend_order(res, key))
+    spans, times = spans_of(res, key), table_of(res, key)
     notes = Footnotes()
     marks = {b: differing([(name, (key, (name, n, b))) for name, (n, _, _, ratios)
                            in rows.items() if b in ratios], settings) for b in backends}
-    lines = ["| " + " | ".join([what, "n", "fastest", *backends]) + " |",
+    lines = [TIES, "", "| " + " | ".join([what, "n", "fastest", *backends]) + " |",
              "|---" * (3 + len(backends)) + "|"]
     for name, (n, fastest, best, ratios) in rows.items():
-        cells = [f"{ratios[b]:.2f}{notes.mark(marks[b], name, f'{b}, {name} n={n}')}"
-                 if b in ratios else "-" for b in backends]
+        first = (best, spans.get((name, n, fastest)))
+
+        def cell(b, name=name, n=n, first=first, ratios=ratios, fastest=fastest):
+            ratio = "1.00" if b == fastest else ratio_cell(
+                times[(name, n, b)], spans.get((name, n, b)), *first)
+            return ratio + notes.mark(marks[b], name, f"{b}, {name} n={n}")
+        cells = [cell(b) if b in ratios else "-" for b in backends]
         lines.append("| " + " | ".join([name, str(n), f"{fastest} {format_seconds(best)}",
                                         *cells]) + " |")
     return notes.markdown("\n".join(lines))

@@ -1,10 +1,10 @@
 """The coverage table of the rule registry, generated: which functions each rule family
 differentiates, which give plain values, which are constructors, and which are refused and
-why. README.md's "What the engines take, and what they refuse" holds its output between
-marker comments; ``tests/ad/test_coverage.py`` fails when the two differ.
+why. docs/ad.md holds its output at its end ("The numpy coverage table"), between marker
+comments; ``tests/ad/test_coverage.py`` fails when the two differ.
 
     python -m kernels.ad.coverage --markdown     # print the table
-    python -m kernels.ad.coverage --write        # refresh README.md between the markers
+    python -m kernels.ad.coverage --write        # refresh docs/ad.md between the markers
 """
 
 import argparse
@@ -17,7 +17,9 @@ from . import rules
 from .rules import namespace as _namespace
 
 START, END = "<!-- ad-coverage:start -->", "<!-- ad-coverage:end -->"
-README = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+#: the page that holds the table between the markers
+PAGE = pathlib.Path(__file__).resolve().parents[2] / "docs" / "ad.md"
+README = PAGE  # the name tests/ad/test_coverage.py reads the page by
 
 #: family module -> its row's title, in the table's order
 FAMILIES = {
@@ -115,7 +117,7 @@ def replace(text, table):
     head, start, rest = text.partition(START)
     _, end, tail = rest.partition(END)
     if not start or not end:
-        raise ValueError(f"README.md lacks the markers {START} ... {END}")
+        raise ValueError(f"docs/ad.md lacks the markers {START} ... {END}")
     return f"{head}{START}\n{table}{END}{tail}"
 
 
@@ -127,11 +129,11 @@ def current(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print the table")
-    parser.add_argument("--write", action="store_true", help="refresh README.md")
+    parser.add_argument("--write", action="store_true", help="refresh docs/ad.md")
     args = parser.parse_args(argv)
     table = markdown()
     if args.write:
-        README.write_text(replace(README.read_text(), table))
+        PAGE.write_text(replace(PAGE.read_text(), table))
     if args.markdown or not args.write:
         sys.stdout.write(table)
 

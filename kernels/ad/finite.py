@@ -33,6 +33,7 @@ import numpy as np
 
 from ._args import check_argument, check_jacobian_input, check_jacobian_output
 from .backend import ADBackend, Cost
+from .errors import EscapeError
 
 #: Two evaluations of f per scalar input; nested, differences of differences.
 BACKEND = ADBackend(
@@ -59,6 +60,7 @@ def gradient(f, *args, step=None):
     ``step``: the relative step factor, ``cbrt(eps)`` by default (module docstring)."""
     _check_step(step)
     work = [_working_copy(i, a) for i, a in enumerate(args)]
+    f = _reading_only(f, work)
     grads = []
     for i, a in enumerate(work):
         if isinstance(a, np.ndarray):
@@ -66,6 +68,34 @@ def gradient(f, *args, step=None):
         else:
             grads.append(_float_gradient(f, work, i, step))
     return tuple(grads)
+
+
+def _reading_only(f, work):
+    """``f`` called on read-only views of the working copies: the copies are perturbed in
+    place, one element at a time, so an ``f`` that wrote into an argument (``a = x;
+    a += 1``) would shift every later evaluation and return a wrong number without an
+    error. Such a write is refused by name instead, as the other engines refuse it."""
+    views = {id(a): _read_only(a) for a in work if isinstance(a, np.ndarray)}  # one each
+
+    def call(*args):
+        seen = [views.get(id(a), a) for a in args]
+        try:
+            return f(*seen)
+        except ValueError as exc:
+            if "read-only" not in str(exc):
+                raise
+            raise EscapeError(f"central differences: f updates an argument in-place "
+                              f"({exc}); differentiate a function that leaves its "
+                              "arguments alone (copy first: a = x.copy())") from None
+    return call
+
+
+def _read_only(a):
+    if not isinstance(a, np.ndarray):
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
 
 
 def derivative(f, x, step=None):
@@ -83,6 +113,7 @@ def jacobian(f, x, step=None):
     output's shape): shape ``np.shape(f(x)) + x.shape``."""
     _check_step(step)
     x = _working_copy(0, check_jacobian_input(x, "central differences"))
+    f = _reading_only(f, [x])
     out_shape = check_jacobian_output(f(x), "central differences").shape
     flat = x.reshape(-1)  # a view of the copy: f sees every write below
     h = step_sizes(flat, step)

@@ -161,7 +161,8 @@ class Backend:
 
     def unfused(self):
         """The setting that makes it run one pass per gate: off where it declares it, else
-        its default (a tool that always fuses, such as qsim, says so in its settings)."""
+        its default (a backend that always fuses, such as qsim or our fused backend,
+        declares no off: its rows say how it fused)."""
         return Fusion(0) if 0 in self.fusion.settings else DEFAULT_FUSION
 
     def fusion_label(self, setting=DEFAULT_FUSION):

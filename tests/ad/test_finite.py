@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from kernels.ad import finite
+from kernels.ad.errors import EscapeError
 from tests.ad.gradcheck import check_shapes
 
 RTOL = 1e-8  # the step rule's error is ~1e-10 relative on these functions; see finite.py
@@ -134,3 +135,19 @@ def test_bad_input(case):
 def test_derivative_refuses_arrays():
     with pytest.raises(TypeError, match="derivative needs a float x, got ndarray"):
         finite.derivative(np.sin, np.ones(2))
+
+
+def test_an_f_that_writes_into_its_argument_is_refused_by_name():
+    """Central differences perturb a copy of x in place; an f that also wrote into it
+    (a = x; a += 1) would shift every later evaluation: a wrong number without an error.
+    It is refused by name, as the other engines refuse it, and x is left alone."""
+    def f(x):
+        a = x
+        a += 1.0
+        return np.sum(a * a)
+    x = np.ones(3)
+    with pytest.raises(EscapeError, match="in-place"):
+        finite.gradient(f, x)
+    with pytest.raises(EscapeError, match="in-place"):
+        finite.jacobian(lambda y: np.add(y, 1.0, out=y), x)
+    np.testing.assert_array_equal(x, np.ones(3))

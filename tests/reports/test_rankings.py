@@ -65,8 +65,9 @@ def reference(ran, key):
 
 
 def rows(markdown):
-    lines = [line for line in markdown.split("\n\n")[0].splitlines()
-             if not line.startswith("|---")]
+    """The cells of the first table in ``markdown`` (after any paragraph before it)."""
+    table = next(p for p in markdown.split("\n\n") if p.startswith("|"))
+    lines = [line for line in table.splitlines() if not line.startswith("|---")]
     return [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
 
 
@@ -112,7 +113,8 @@ def test_ranking_and_time_over_fastest_against_a_brute_force_reference(seed):
             expected = []
             for name, (n, order) in found.items():
                 own = min((t for b, t in order if b in tables.OWN), default=None)
-                expected += [[name, str(n), str(rank), b, format_seconds(t),
+                # no samples recorded: no interval, so no ties either
+                expected += [[name, str(n), str(rank), b, format_seconds(t), "-",
                               f"{t / order[0][1]:.2f}", "-" if own is None else f"{own / t:.2f}"]
                              for rank, (b, t) in enumerate(order, 1)]
             assert rows(tables.ranking(res, key, what))[1:] == expected
@@ -178,8 +180,8 @@ def one_circuit(threads=None, hashes=None):
 def test_ranking_and_headline_mark_a_backend_on_other_threads():
     res, settings = one_circuit(threads={"cirq": 4})
     text = tables.ranking(res, ids.CIRCUIT_TIME, "circuit", settings=settings)
-    assert "| QFT | 12 | 1 | cirq \u20201 | 2 ms | 1.00 | 2.00 |" in text
-    assert "| QFT | 12 | 2 | stride | 4 ms | 2.00 | 1.00 |" in text
+    assert "| QFT | 12 | 1 | cirq \u20201 | 2 ms | - | 1.00 | 2.00 |" in text
+    assert "| QFT | 12 | 2 | stride | 4 ms | - | 2.00 | 1.00 |" in text
     assert text.endswith("\u20201 cirq, QFT n=12: threads 4 (others: 1)\n\n"
                          "\u20202 cirq, lib:qv n=12: threads 4 (others: 1)")
     head = tables.headline(res, "circuit", settings=settings)
@@ -230,3 +232,25 @@ def test_the_heatmap_marks_the_same_cells_as_the_table(monkeypatch, tmp_path):
     # rows QFT, lib:qv; columns stride, qulacs, cirq; one panel (no complex64 results)
     assert texts == ["2", "2.5\u2020", "1", "1", "3\u2020", "2"]
     assert png == "circuits_complex128.png" and "settings differ" in caption
+
+
+def test_a_difference_within_the_noise_is_a_tie():
+    """With samples recorded, each time carries its interval (minimum to median): a
+    backend whose minimum lies within the fastest's interval ties with it, in the
+    headline ("a ~ b"), the ranking (a shared rank, "~" before the ratio) and the circuit
+    table; one told apart from it is ranked and compared as before."""
+    res = asv_results.Results({"machine": "m"}, {}, "abc", fake_results.DATE, "3.11", "e", {})
+    samples = [[1.00e-3, 1.10e-3, 1.20e-3],   # stride: 1.00 ms, median 1.10
+               [1.05e-3, 1.06e-3, 1.30e-3],   # qulacs: 1.05 ms, within stride's interval
+               [2.00e-3, 2.10e-3, 2.20e-3]]   # cirq: told apart
+    fake_results.add(res, ids.CIRCUIT_TIME, [["'QFT'"], ["12"],
+                                             ["'stride'", "'qulacs'", "'cirq'"]],
+                     [1.1e-3, 1.06e-3, 2.1e-3], samples)
+    head = tables.headline(res, "circuit")
+    assert "| QFT | stride ~ qulacs 1 ms | cirq \u00d72.00 |" in head
+    ranked = tables.ranking(res, ids.CIRCUIT_TIME, "circuit")
+    assert "| QFT | 12 | 1= | stride | 1 ms | 1 ms - 1.1 ms | 1.00 |" in ranked
+    assert "| QFT | 12 | 1= | qulacs | 1.05 ms | 1.05 ms - 1.06 ms | ~1.05 |" in ranked
+    assert "| QFT | 12 | 3 | cirq | 2 ms | 2 ms - 2.1 ms | 2.00 |" in ranked
+    over = tables.time_over_fastest(res, ids.CIRCUIT_TIME)
+    assert "| QFT | 12 | stride 1 ms | 1.00 | ~1.05 | 2.00 |" in over

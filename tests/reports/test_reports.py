@@ -151,16 +151,16 @@ def test_peer_tables_rank_and_compare_with_missing_peers(full):
     _, out, _ = full
     ranking = (out / "circuit_ranking.md").read_text()
     # at the largest n (12): cirq 2 ms fastest, then stride (4 ms), then qulacs (5 ms)
-    assert "| QFT | 12 | 1 | cirq | 2 ms | 1.00 | 2.00 |" in ranking
-    assert "| QFT | 12 | 2 | stride | 4 ms | 2.00 | 1.00 |" in ranking
-    assert "| QFT | 12 | 3 | qulacs | 5 ms | 2.50 | 0.80 |" in ranking
+    assert "| QFT | 12 | 1 | cirq | 2 ms | - | 1.00 | 2.00 |" in ranking
+    assert "| QFT | 12 | 2 | stride | 4 ms | - | 2.00 | 1.00 |" in ranking
+    assert "| QFT | 12 | 3 | qulacs | 5 ms | - | 2.50 | 0.80 |" in ranking
     ratios = (out / "circuit_ratios.md").read_text()
     assert "| circuit | n | best own kernel | qulacs | cirq |" in ratios
     assert "| QFT | 8 | stride 100 us | 0.50 | - |" in ratios  # cirq did not run at 8
     assert "| QFT | 12 | stride 4 ms | 0.80 | 2.00 |" in ratios
-    assert "| X | 10 | 1 | stride | 100 us | 1.00 | 1.00 |" in \
+    assert "| X | 10 | 1 | stride | 100 us | - | 1.00 | 1.00 |" in \
         (out / "complex64_ranking.md").read_text()
-    assert "| X | 10 | 2 | qsim | 200 us | 2.00 | 0.50 |" in \
+    assert "| X | 10 | 2 | qsim | 200 us | - | 2.00 | 0.50 |" in \
         (out / "complex64_ranking.md").read_text()
     assert "| QFT | 10 | 1 | qsim | 500 us | 1.00 | 2.00 |" in \
         (out / "complex64_circuit_ranking.md").read_text()
@@ -326,8 +326,8 @@ def test_the_settings_recorded_beside_the_results_mark_a_fusing_backend(tmp_path
                                {ids.CIRCUIT_TIME: ["circuit", "n", "backend"]})
     build.build(results_dir, "box", tmp_path / "out", say=print)
     ranking = (tmp_path / "out" / "circuit_ranking.md").read_text()
-    assert "| QFT | 12 | 1 | fused \u20201 | 2 ms | 1.00 | 2.00 |" in ranking
-    assert "| QFT | 12 | 2 | qiskit-aer | 3 ms | 1.50 | 1.33 |" in ranking
+    assert "| QFT | 12 | 1 | fused \u20201 | 2 ms | - | 1.00 | 2.00 |" in ranking
+    assert "| QFT | 12 | 2 | qiskit-aer | 3 ms | - | 1.50 | 1.33 |" in ranking
     assert "\u20201 fused, QFT n=12: fusion up to 4 qubits (others: off)" in ranking
 
 

@@ -12,7 +12,7 @@ So instead of counting, each such use is refused when it happens:
 
 * every Variable whose value is a view of another Variable's value, or that value itself
   (``a[1:]``, ``a.T``, ``np.asarray(a)``), joins that Variable's *family*, a list of weak
-  references shared by all the Variables over one buffer (kernels.ad.reverse._record);
+  references shared by all the Variables over one buffer (kernels.ad.reverse.variable._record);
 * ``a op= y`` refuses at once if the buffer is a leaf's (an argument of ``f``: numpy would
   write into the caller's array) or an array that is no Variable's; otherwise it computes
   the new value, then *retires* the old ``a`` and every live member of its family: their

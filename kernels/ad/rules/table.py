@@ -159,7 +159,7 @@ def lookup(fn):
             f"no derivative rule for {name}{f' ({why})' if why else ''}; register one with "
             f"kernels.ad.rules.defpartials({name}, lambda ans, x: <d ans/d x>) for an "
             f"elementwise function, or kernels.ad.rules.defrule({name}, vjps=..., jvp=...) "
-            f"(README: 'Adding a rule')")
+            f"(docs/ad.md: 'Adding a rule')")
     return rule
 
 

@@ -4,10 +4,11 @@ MicroGrad.jl's primal and reverse passes).
 ``transform(f)`` reads ``f``'s source (its file, through ``linecache`` and ``ast``),
 flattens it into a Wengert list in SSA form and generates two functions as Python text:
 
-* the *primal* computes the value with Python's own operators (floats stay floats),
-  dispatches each call at run time on the callee object (``np.sin``, a function with a
-  rule from ``rules.RULES``, a plain Python function that is transformed in turn) and
-  records, for each call, its pullback: the rule, or the callee's own adjoint;
+* the *primal* computes the value with Python's own operators (floats stay floats), calls
+  each callee (numpy's functions bound to their rules from ``rules.RULES`` when ``f`` is
+  transformed, :mod:`.calls`; any other callee dispatched at run time: a function with
+  a rule, or a plain Python function that is transformed in turn) and records, for each
+  call, its pullback: the rule, or the callee's own adjoint;
 * the *adjoint*, a closure over the primal's values, replays the pullbacks in reverse,
   accumulating the cotangent of a value used several times (``rules.accumulate``).
 
@@ -23,9 +24,10 @@ The generated code is cached per function object and printable::
 
     >>> print(source.transform(f))   # or source.show(f)
 
-Constructs the engine does not differentiate (``try``, ``with``, comprehensions, lambdas and
-defs inside the function, assignments into arrays, a ``return`` before the end, ...) raise
-:class:`SourceTransformError` naming the construct, the file and the line.
+Comprehensions become loops and an early ``return`` a result and a flag (:mod:`.parse`).
+Constructs the engine does not differentiate (``try``, ``with``, lambdas and defs inside
+the function, assignments into arrays, ...) raise :class:`SourceTransformError` naming the
+construct, the file and the line.
 """
 
 import builtins
