@@ -157,8 +157,9 @@ def validate_ad(sizes=None, names=None):
 
 def validate_variational(qubits=(4, 6), names=None):
     """Every circuit-gradient backend (or ``names``) on the QCBM energy at ``qubits``,
-    against the reference method at that size (harness.variational.validate): each cell is the largest relative error of a
-    gradient within its tolerance; returns the number wrong."""
+    against the reference method at that size (harness.variational.validate): each cell
+    is the largest relative error of a gradient within its tolerance; returns the number
+    wrong."""
     names = names or var_backends.names()
     width = max(map(len, names)) + 1
     print("circuit gradients: largest error relative to the reference method's "
