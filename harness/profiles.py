@@ -1,47 +1,15 @@
-"""Sweep sizes. ``default`` is what ``make bench`` runs, the overview in 15 minutes on a
-2-core machine (the README says where the time goes); ``full`` is the seeds' 4..25 qubits
-and AD sizes and every eval; ``quick`` is the smoke run's; ``peers`` is every kernel and
-peer at the two sizes of the peer comparison (n = 12, 20), gates and circuits.
+"""Sweep sizes: what each asv suite runs, per profile. ``make bench`` runs ``default``
+(``PROFILE=`` or ``QSIM_BENCH_PROFILE=`` another); ``quick`` is CI's smoke run; ``full``
+the seeds' 4..25 qubits, every AD size and eval; ``peers`` every kernel and peer at the
+peer comparison's two sizes; ``fusion`` the fusion suite where a state leaves L3.
 
-State-vector keys: ``gate_qubits``, ``circuit_qubits``, ``thread_qubits``,
-``complex64_qubits`` (the complex64 gate suite),
-``call_qubits`` (the plain kernel
-call); ``peer_<key>``, where present, is the fewer sizes the simulator peers run at
-(``_setup.check_size``), so that a dozen peers fit in the default sweep.
+Each key is described once, in :data:`KEYS`; ``python -m harness.profiles --write``
+renders every profile's contents into docs/benchmarks.md, and a test fails when the page
+and this module drift apart."""
 
-AD keys: ``ad_sizes`` lists, for the problems it names, the sizes n a profile runs (a
-problem not named runs at all the sizes of ``kernels.ad.problems``); ``ad_chunk_sizes``
-the problems and sizes of forward mode's chunk sweep; ``ad_max_seconds`` the longest a
-combination's first gradient may be predicted to take (``ad_backends.first_call_seconds``)
-before it is skipped, which keeps finite differences, AlgoPy and eager JAX off the large
-element loops, where one gradient takes minutes to hours. ``ad_eval_sizes``: how many of
-each eval's sizes (gradbench's and ADBench's, smallest first) the eval suite runs (None:
-every one, skipped past ``ad_max_seconds``); ``ad_eval_ratio_backends``: the backends
-whose gradient / objective and / manual ratios it samples in alternation (None: all);
-``ad_eval_objectives``: the objectives timed besides the plain f ("numpy"; None: every
-peer's translation too); ``ad_eval_max_seconds`` the eval suite's own limit in place of
-``ad_max_seconds`` (absent or None: that one); ``ad_eval_skip`` the evals a profile leaves
-out. ``sample_seconds``: the most seconds any suite samples one combination for (absent:
-each suite's own, 0.25 to 0.6 s).
-``gate_cases``: globs of the regression gate's tier-1 cases whose instruction counts the
-profile records (absent: all).
-
-Circuit keys (``statevector_circuits``): ``circuits``, the circuits as ``python -m harness
-circuit`` names them (``lib:NAME``, ``mqt:NAME``; ``lib:*`` and ``mqt:*`` stand for the
-whole library and every MQT Bench benchmark, see
-:func:`harness.circuit.sources.expand`),
-``circuit_memory`` those whose peak memory is measured (at the largest size),
-``complex64_circuit_qubits`` the sizes of the complex64 circuits (default: the same),
-``circuit_qubits`` their sizes, ``circuit_max_qubits`` the largest n per slow kernel, and
-``circuit_max_work`` the most gates x amplitudes of one case (the reference takes about
-25 ns per gate and amplitude: 1e9 is half a minute).
-
-Variational keys: ``variational_qubits`` the sizes of the circuit-gradient suite,
-``variational_max_qubits`` the largest n per backend (or per tool: ``lightning`` covers
-``lightning:qnode``) for the methods whose cost grows with the number of angles
-(param_shift, finite, forward's dual numbers) or whose tape holds every state."""
-
+import argparse
 import os
+from pathlib import Path
 
 #: cuQuantum's qv, random, qaoa and ghz, and two of MQT Bench's: a VQE ansatz (rotations and
 #: CNOTs) and a quantum walk (X gates with up to n - 1 controls)
@@ -191,6 +159,49 @@ PROFILES["fusion"] = {
 
 ENV_VAR = "QSIM_BENCH_PROFILE"
 
+#: What each key means (the rendered page's first column). ``peer_<key>`` (where a profile
+#: has it) is the fewer sizes the simulator peers run at, so that a dozen peers fit.
+KEYS = {
+    "rounds": "asv rounds: separate processes per benchmark, samples pooled",
+    "sample_seconds": "the most seconds any suite samples one combination for (absent: "
+                      "each suite's own, 0.25 to 0.6 s)",
+    "gate_qubits": "sizes of the gate suite (every backend, every benchmarked gate)",
+    "peer_gate_qubits": "the peers' sizes in the gate suite (the baseline peer runs "
+                        "the kernels' sizes)",
+    "call_qubits": "sizes of the plain kernel call (checks and plans on every call)",
+    "circuits": "the circuit suite's circuits, as `harness circuit` names them (`lib:*`, "
+                "`mqt:*`: the whole library, every MQT Bench benchmark)",
+    "circuit_memory": "the circuits whose peak memory is measured, at the largest size",
+    "circuit_qubits": "sizes of the circuit suite",
+    "complex64_circuit_qubits": "sizes of the complex64 circuits (absent: the same)",
+    "circuit_max_qubits": "the largest n of whole circuits per slow backend (beyond a "
+                          "backend's own declared limit)",
+    "circuit_max_work": "the most gates x amplitudes of one circuit case",
+    "fusion_circuits": "the fusion suite's circuits",
+    "fusion_qubits": "sizes of the fusion suite",
+    "fusion_settings": "the fusion settings it runs (absent: every declared one)",
+    "thread_qubits": "sizes of the thread-scaling suite",
+    "peer_thread_qubits": "the peers' sizes in the thread-scaling suite",
+    "complex64_qubits": "sizes of the complex64 gate suite",
+    "variational_qubits": "sizes of the circuit-gradient suite",
+    "variational_max_qubits": "the largest n per method or tool whose cost grows with "
+                              "the number of angles or whose tape holds every state",
+    "ad_sizes": "the sizes n of the AD problems named (a problem not named: all of its "
+                "sizes)",
+    "ad_chunk_sizes": "the problems and sizes of forward mode's chunk sweep",
+    "ad_max_seconds": "the longest a combination's first gradient may be predicted to "
+                      "take (each backend's declared cost model) before it is skipped",
+    "ad_eval_sizes": "how many of each eval's sizes run, smallest first (None: every one)",
+    "ad_eval_max_seconds": "the eval suite's own limit in place of ad_max_seconds",
+    "ad_eval_skip": "the evals the profile leaves out",
+    "ad_eval_ratio_backends": "the backends whose gradient / objective and / manual "
+                              "ratios are sampled in one process (None: all)",
+    "ad_eval_objectives": "the objectives timed besides the plain f (None: every peer's "
+                          "translation too)",
+    "gate_cases": "globs of the regression gate's tier-1 cases whose instruction counts "
+                  "it records (absent: all)",
+}
+
 
 def sampling(profile, min_samples, max_samples, seconds):
     """asv's ``repeat`` for a suite that samples ``min_samples`` to ``max_samples`` calls for
@@ -206,3 +217,59 @@ def current():
     if name not in PROFILES:
         raise ValueError(f"{ENV_VAR}={name!r} is not a profile; choose from {sorted(PROFILES)}")
     return PROFILES[name]
+
+
+#: The lines of docs/benchmarks.md between which :func:`markdown` is rendered.
+BEGIN, END = "<!-- profiles:begin -->", "<!-- profiles:end -->"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+
+
+def _cell(value):
+    if value is None:
+        return "None"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {_cell(v)}" for k, v in value.items()) or "{}"
+    if isinstance(value, (list, tuple)):
+        run = all(isinstance(v, int) for v in value) and len(value) > 3 and \
+            list(value) == list(range(value[0], value[-1] + 1))
+        return f"{value[0]}..{value[-1]}" if run else (", ".join(map(str, value)) or "-")
+    return str(value)
+
+
+def markdown():
+    """Every profile's contents as one Markdown table: a row per key (what it means,
+    then its value in each profile; a blank cell: the profile does not set it)."""
+    names = list(PROFILES)
+    lines = ["| key | what it is | " + " | ".join(names) + " |",
+             "|---|---|" + "---|" * len(names)]
+    for key, meaning in KEYS.items():
+        cells = [_cell(PROFILES[p][key]).replace("|", "\\|") if key in PROFILES[p] else ""
+                 for p in names]
+        lines.append(f"| `{key}` | {meaning} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def rendered(text):
+    """``text`` (the page) with its profiles table replaced by :func:`markdown`'s."""
+    head, begin, rest = text.partition(BEGIN)
+    _, end, tail = rest.partition(END)
+    if not begin or not end:
+        raise ValueError(f"{PAGE} lacks the lines {BEGIN} and {END}")
+    return f"{head}{BEGIN}\n{markdown()}\n{END}{tail}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m harness.profiles",
+                                     description="every profile's contents as Markdown")
+    parser.add_argument("--write", action="store_true",
+                        help=f"render them into {PAGE.relative_to(PAGE.parents[1])}")
+    opts = parser.parse_args(argv)
+    if opts.write:
+        PAGE.write_text(rendered(PAGE.read_text()))
+    else:
+        print(markdown())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

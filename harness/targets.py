@@ -4,6 +4,7 @@ back as met, missed or not measured. Like the profiles, this is configuration: a
 names the backends it compares (the sources are the issues that set them).
 """
 
+from pathlib import Path
 from typing import NamedTuple
 
 
@@ -51,3 +52,51 @@ EVAL_PEERS = (("gradient", ("reverse", "source"), "torch"),
 VARIATIONAL_METHOD = "adjoint"
 VARIATIONAL_RATIO, VARIATIONAL_RATIO_FROM = 4.0, 12
 VARIATIONAL_PEER, VARIATIONAL_PEER_QUBITS = "lightning", (14, 20)
+
+
+#: The README's lines between which :func:`markdown` renders every target.
+BEGIN, END = "<!-- targets:begin -->", "<!-- targets:end -->"
+PAGE = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _bound(at_most, bound):
+    return f"{'<=' if at_most else '>='} {bound:.3g}"
+
+
+def markdown():
+    """Every target as one Markdown table: what is measured, the bound, and the page that
+    says how it is measured (the report's targets tables read the same rows)."""
+    rows = [(f"{t.numerator} / {t.denominator}, {t.case[0]} {t.case[1]}",
+             _bound(t.at_most, t.bound), "docs/ad.md") for t in AD]
+    rows += [(f"{peer} / forward mode at its best chunk, {AD_FORWARD_CASE} n >= "
+              f"{AD_FORWARD_FROM}", _bound(False, bound), "docs/ad.md")
+             for peer, bound in AD_FORWARD_AHEAD_OF]
+    engines, case, bound = AD_SLOWDOWN
+    rows.append((f"{' and '.join(engines)} gradient / objective, {case[0]} {case[1]}",
+                 _bound(True, bound), "docs/ad.md"))
+    rows.append((f"{' and '.join(EVAL_ENGINES)} gradient / objective at gradbench's middle "
+                 f"size of {', '.join(EVALS)}", _bound(True, EVAL_MAX_VS_OBJECTIVE),
+                 "docs/ad.md"))
+    rows += [(f"{' and '.join(engines)} / {peer} on every {kind} eval run",
+              _bound(True, 1.0), "docs/ad.md") for kind, engines, peer in EVAL_PEERS]
+    rows.append((f"{VARIATIONAL_METHOD} gradient / energy, n >= {VARIATIONAL_RATIO_FROM}",
+                 _bound(True, VARIATIONAL_RATIO), "docs/ad.md"))
+    rows.append((f"{VARIATIONAL_METHOD} / {VARIATIONAL_PEER}'s adjoint, n = "
+                 f"{', '.join(map(str, VARIATIONAL_PEER_QUBITS))}", _bound(True, 1.0),
+                 "docs/ad.md"))
+    lines = ["| target | bound | how it is measured |", "|---|---|---|"]
+    lines += [f"| {what} | {bound} | [{page}]({page}) |" for what, bound, page in rows]
+    return "\n".join(lines)
+
+
+def rendered(text):
+    """``text`` (the README) with its targets table replaced by :func:`markdown`'s."""
+    head, begin, rest = text.partition(BEGIN)
+    _, end, tail = rest.partition(END)
+    if not begin or not end:
+        raise ValueError(f"{PAGE} lacks the lines {BEGIN} and {END}")
+    return f"{head}{BEGIN}\n{markdown()}\n{END}{tail}"
+
+
+if __name__ == "__main__":
+    PAGE.write_text(rendered(PAGE.read_text()))

@@ -13,8 +13,6 @@ import ast
 import sys
 from pathlib import Path
 
-import pytest
-
 from harness import registry
 from kernels import variational
 
@@ -185,9 +183,3 @@ def test_functions_import_only_optional_dependencies():
     assert not found, ("modules of the project imported inside a function (import them "
                        "at the top; only an optional tool may be imported late):\n"
                        + "\n".join(found))
-
-
-@pytest.mark.parametrize("path", ["README.md"])
-def test_the_readme_is_a_front_page(path):
-    text = (ROOT / path).read_text()
-    assert len(text) <= 15_000, f"{path} is {len(text)} characters; the manual is docs/"
