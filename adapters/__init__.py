@@ -154,9 +154,10 @@ def _origin(name):
 def _survey(kind=None):
     """``{name: (module or None, ok, reason)}`` for every registered adapter (of ``kind``):
     the module is None where discovery refuses it (failed import, no AVAILABLE or NAME,
-    part of :data:`INTERFACE` missing, a NAME another adapter of its kind has already).
-    Only the adapters of ``kind`` are
-    imported, so that the AD suites do not import every simulator."""
+    part of :data:`INTERFACE` missing, a NAME another adapter of its kind has already,
+    facts it declares that are not facts: a precision or fusion default that does not
+    parse). Only the adapters of ``kind`` are imported, so that the AD suites do not
+    import every simulator."""
     out = {}
     names = set()
     for name, k in registry().items():
@@ -184,10 +185,23 @@ def _survey(kind=None):
         elif (k, tool) in names:
             out[name] = (None, False,
                          f"{_origin(name)}: NAME {tool!r} is already another adapter's")
+        elif (refused := _refused_facts(module, k)) is not None:
+            out[name] = (None, False, f"{_origin(name)} declares {refused}")
         else:
             names.add((k, tool))
             out[name] = (module, ok, str(getattr(module, "REASON", "")))
     return out
+
+
+def _refused_facts(module, kind):
+    """Why ``module``'s declared facts cannot make its declaration (None when they can):
+    one plugin's bad facts must not stop every table."""
+    make = simulator_declaration if kind == "simulator" else ad_declaration
+    try:
+        make(module)
+    except Exception as exc:
+        return f"facts that are not: {type(exc).__name__}: {exc}"
+    return None
 
 
 def available():

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kernels.ad.backend import UNKNOWN_COST, ADBackend
+from kernels.ad.backend import UNKNOWN_COST, ADBackend, Cost
 
 
 @dataclass(frozen=True)
@@ -143,9 +143,14 @@ def missing_is_unsupported(tool, namespace):
 def declaration(module, role="peer"):
     """The :class:`kernels.ad.backend.ADBackend` of the AD adapter or plugin ``module``,
     from its module interface: ``NAME`` and the facts ``COST`` (the cost model's, default
-    an eager tool's), ``COMPILES`` (its preparation compiles) and ``PACKAGE`` (the
-    distribution whose version a result names; default NAME)."""
-    return ADBackend(name=module.NAME, role=role,
-                     cost=getattr(module, "COST", UNKNOWN_COST),
+    an eager tool's), ``COMPILES`` (its preparation compiles), ``EXACT`` (False for a
+    tool whose derivatives carry truncation error, such as finite differences: validated
+    to a looser tolerance) and ``PACKAGE`` (the distribution whose version a result names;
+    default NAME)."""
+    cost = getattr(module, "COST", UNKNOWN_COST)
+    if not isinstance(cost, Cost):
+        raise TypeError(f"COST must be a kernels.ad.backend.Cost, got {type(cost).__name__}")
+    return ADBackend(name=module.NAME, role=role, cost=cost,
                      compiles=bool(getattr(module, "COMPILES", False)),
+                     exact=bool(getattr(module, "EXACT", True)),
                      package=getattr(module, "PACKAGE", None) or module.NAME)

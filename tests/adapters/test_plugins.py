@@ -241,3 +241,28 @@ def test_validate_turns_a_backends_exception_into_its_cells_failure(tmp_path, mo
         assert "ZeroDivisionError: a bug in the plugin's prepare" in capsys.readouterr().out
     finally:
         _off_path(tmp_path, ("raiseplug_sim", "raiseplug_wrong", "raiseplug_ad"))
+
+
+def test_a_plugin_whose_facts_are_not_facts_is_refused_and_stops_nothing(monkeypatch):
+    """A plugin declaring a precision or a fusion default that does not parse is listed
+    with the reason and left out; every table (the registry) goes on without it."""
+    import types
+
+    from harness import registry
+
+    bad = types.ModuleType("bad_facts")
+    bad.NAME, bad.AVAILABLE, bad.REASON = "bad-facts", True, "bad 0.1"
+    bad.PRECISIONS, bad.FUSION_DEFAULT = ("complex128",), "yes"
+    for f in adapters.INTERFACE["simulator"]:
+        setattr(bad, f, lambda *args: None)
+    monkeypatch.setattr(adapters, "plugins",
+                        lambda: {"bad_facts": ("simulator", None)})
+    monkeypatch.setattr(adapters, "load",
+                        lambda name: bad if name == "bad_facts" else LOAD(name))
+    ok, reason = adapters.available()["bad_facts"]
+    assert not ok and "declares facts that are not" in reason and "fusion" in reason
+    assert "bad-facts" not in registry.simulators()
+    assert "qulacs" in registry.simulators()
+
+
+LOAD = adapters.load
