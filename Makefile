@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,circuits,dev
 
-.PHONY: setup test lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
+.PHONY: setup test test-slow lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
 
 setup: $(STAMP)
 
@@ -20,8 +20,11 @@ $(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requir
 	sh requirements/pyquest.sh $(PY) || echo "setup: pyquest-develop (QuEST) did not build; the quest peer is skipped"
 	touch $@
 
-test: setup  ## the test suite
-	$(PY) -m pytest
+test: setup  ## the test suite on every core, the slow tests aside
+	$(PY) -m pytest -n auto
+
+test-slow: setup  ## the slow tests (marker slow): what faster ones check, at length
+	$(PY) -m pytest -n auto -m slow
 
 lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.toml
 	$(PY) -m ruff check .

@@ -24,15 +24,17 @@ def overlaps(a, b):
 
 def ranks(rows):
     """{name: rank label} for ``rows`` ({name: (seconds, interval or None)}), fastest
-    first: a row whose interval overlaps the one ranked before it shares its rank, marked
-    ``=`` ("1=", "1=", "3")."""
+    first: a row within the noise of the first row of its group (its interval overlaps
+    that row's) shares that row's rank, marked ``=`` ("1=", "1=", "3"); the first row told
+    apart from it starts the next group. So "1=" is exactly a tie with the fastest, as
+    ``~`` before a ratio is."""
     order = sorted(rows, key=lambda name: rows[name][0])
-    labels, shared = {}, {}
+    labels, shared, leader = {}, {}, None
     for i, name in enumerate(order):
-        if i and overlaps(rows[name][1], rows[order[i - 1]][1]):
-            rank = shared[order[i - 1]]
+        if leader is not None and overlaps(rows[name][1], rows[leader][1]):
+            rank = shared[leader]
         else:
-            rank = i + 1
+            leader, rank = name, i + 1
         shared[name] = rank
     counts = {rank: list(shared.values()).count(rank) for rank in shared.values()}
     for name in order:

@@ -15,12 +15,17 @@ from kernels.statevector.backend import ROLES
 from kernels.statevector.settings import precision as as_precision
 
 
+def own():
+    """``{name: Backend}`` of our own simulator backends: the kernels in the seeds'
+    progression, then the fused backend (no adapter is imported to list them)."""
+    return {b.name: b for b in [*(m.BACKEND for m in MODULES.values()), fused.BACKEND]}
+
+
 def simulators():
     """``{name: Backend}`` of every simulator backend, installed or not, in the order
-    tables list them: our kernels in the seeds' progression, our fused backend, then the
-    adapters and plugins in registry order."""
-    own = [module.BACKEND for module in MODULES.values()] + [fused.BACKEND]
-    return {b.name: b for b in [*own, *adapters.simulator_declarations()]}
+    tables list them: ours (:func:`own`), then the adapters and plugins in registry
+    order."""
+    return {**own(), **{b.name: b for b in adapters.simulator_declarations()}}
 
 
 def simulator(name):
@@ -63,7 +68,7 @@ def by_role(*roles):
 
 def references():
     """The backends whose results others are validated against, widest limit last."""
-    refs = [b for b in simulators().values() if b.role == "reference"]
+    refs = [b for b in own().values() if b.role == "reference"]
     return sorted(refs, key=lambda b: b.circuit_max_qubits)
 
 

@@ -92,7 +92,8 @@ threads, set_threads = _threads.threads, _threads.set_threads
 
 #: Fusion settings: 0 = fusion_enable false; k = fusion_max_qubit k with fusion_threshold 1
 #: (so that Aer fuses whatever the state's size). None keeps Aer's defaults (on, 5 qubits,
-#: from 14 qubits). An AerState takes its configuration before it holds amplitudes: a
+#: fusion_threshold 14: fused from 15 qubits, as SETTINGS says). An AerState takes its
+#: configuration before it holds amplitudes: a
 #: state is made with Aer's defaults, ``bind`` remakes it for a program's setting ahead of
 #: the timed runs (the harness calls it when it loads a state), and ``run`` remakes it
 #: when a program with another setting comes.

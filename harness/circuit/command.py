@@ -164,10 +164,12 @@ def _prepare(backend, precision, n_threads, vec, instructions, expected, setting
 
 
 class _Flush:
-    """Evicts the caches before a cold call: writes a buffer twice the last-level cache."""
+    """Evicts the caches before a cold call: writes a buffer a quarter larger than the
+    last-level cache the OS reports (and than L2), so that no line of the state is left."""
 
     def __init__(self):
-        self.buffer = np.empty(2 * levels.capacities()["L3"], dtype=np.uint8)
+        caps = levels.capacities()
+        self.buffer = np.empty(max(caps["L3"], caps["L2"]) * 5 // 4, dtype=np.uint8)
 
     def __call__(self):
         self.buffer.fill(1)
@@ -245,16 +247,20 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         raise BadInput(str(exc)) from None
     if cache not in CACHE_REGIMES:
         raise BadInput(f"--cache must be one of {', '.join(CACHE_REGIMES)}, got {cache!r}")
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+        raise BadInput(f"--rounds must be a whole number of rounds >= 1, got {rounds!r}")
+    if not budget >= 0:
+        raise BadInput(f"--budget must be a number of seconds >= 0, got {budget!r}")
+    try:
+        threads_mod.set_threads(n_threads)
+    except ValueError as exc:
+        raise BadInput(f"--threads: {exc}") from None
     declared = _declarations(backend_spec)
     rows_asked = variants(declared, fusion, precision)
     if qubits is not None and qubits > 0:
         _check_memory(qubits, 0)  # before a generator builds a circuit that cannot run
     circuit = sources.load(source, qubits)
     hold = _check_memory(circuit.n, len(rows_asked))
-    try:
-        threads_mod.set_threads(n_threads)
-    except ValueError as exc:
-        raise BadInput(f"--threads: {exc}") from None
     say(f"circuit {circuit.label}: {circuit.n} qubits, {len(circuit.instructions)} gates "
         f"({_gate_counts(circuit.instructions)}); {precision}, {n_threads} thread"
         f"{'s' if n_threads > 1 else ''}, {cache} caches")
@@ -338,7 +344,8 @@ def table(report):
         s = rows[name]["settings"]
         return (s["precision"], s["threads"]) if report.get("fusion") == "all" else s["like"]
     likes = [like(name) for name in order]
-    common = max(set(likes), key=likes.count) if likes else None
+    # the most common settings; between equally common ones, the fastest row's
+    common = max(likes, key=lambda s: (likes.count(s), -likes.index(s))) if likes else None
     lines = [f"{'rank':>5}  {'backend':<16} {'time':>10} {'interval':>21} {'/ fastest':>9} "
              f"{'max error':>9} {'samples':>7}  settings  fusion"]
     for name in order:

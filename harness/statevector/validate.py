@@ -37,8 +37,8 @@ def cross_check_backend(n, besides):
     """A second backend, independent of ``besides`` (the reference and the backends
     under test), to check the reference with: the first of our CPU kernels in registry
     order whose circuit limit takes n; None if there is none."""
-    for backend in registry.simulators().values():
-        if (backend.own and backend.one_gate and backend.device == "cpu"
+    for backend in registry.own().values():
+        if (backend.one_gate and backend.device == "cpu"
                 and n <= backend.circuit_max_qubits and backend.name not in besides):
             return backend
     return None

@@ -14,9 +14,9 @@ and every gate costs one more pass over the amplitudes (``pass_cost``, in the sa
 controls divide both by 2 each (only the matching amplitudes are touched), and a SWAP
 alone costs nothing (the fused backend relabels qubits instead). A gate joins
 when the joined block costs no more than the two apart. So three rotations on one qubit
-become one 2x2, a CNOT joins the rotations next to it, and two unrelated single-qubit gates
-stay apart when a pass is cheap and are joined when it is not (the fused backend runs
-every gate on a chunk that sits in L2; :data:`L2_PASS_COST` says what a pass costs there).
+become one 2x2 and a CNOT joins the rotations next to it; a gate never joins a block it
+shares no qubit with, and the fused backend runs every gate on a chunk that sits in L2
+(:data:`L2_PASS_COST` says what a pass costs there).
 """
 
 from functools import reduce

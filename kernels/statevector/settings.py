@@ -79,7 +79,9 @@ class Fusion(NamedTuple):
         """What the setting is, in the words tables and settings use."""
         if self.k is None:
             return "default"
-        return "off" if self.k == 0 else f"up to {self.k} qubits"
+        if self.k == 0:
+            return "off"
+        return f"up to {self.k} qubit{'s' if self.k > 1 else ''}"
 
     def __str__(self):
         return "default" if self.k is None else ("off" if self.k == 0 else str(self.k))

@@ -149,7 +149,9 @@ def _rebound(fn, namespace):
 @pytest.mark.parametrize("name", [n for n in ALL if PROBLEMS[n].output != "nested"])
 def test_swapping_np_swaps_all_of_numpy(name):
     p = PROBLEMS[name]
-    bound, args = p.bind(min(p.sizes, key=str), np.random.default_rng(0))
+    # the smallest size (sizes are listed smallest first): the translation is the same at
+    # every size, and det's cost grows as n! (min by string picked det at 10: a minute)
+    bound, args = p.bind(p.sizes[0], np.random.default_rng(0))
     data = bound.f.keywords if isinstance(bound.f, functools.partial) else {}
     fake = _RecordingNumpy(used=set())
     assert np.array_equal(_rebound(p.f, fake)(*args, **data), bound.f(*args))

@@ -1,3 +1,4 @@
+
 """Whole gate runs on a scratch clone: an A/A run is even (within half the 1% floor),
 an injected slowdown in a numba kernel is caught and explained, a Perf-accepted trailer
 accepts it, and the gate exits 2 on an unknown revision and on a benchmark that gives a
@@ -5,6 +6,8 @@ wrong result."""
 
 import subprocess
 import sys
+
+import pytest
 
 from harness.gate import command, decide
 from tests.gate.conftest import BROKEN, THRICE, needs_valgrind
@@ -49,6 +52,7 @@ def test_wrong_result_exits_2(clone, tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_aa_run_is_even(clone, tmp_path):
     code, reason, result = _run(clone, tmp_path, "HEAD", "HEAD",
                                 ["gate/H/stride/n4", "ad/rational/source/n1"])
@@ -63,6 +67,7 @@ def test_aa_run_is_even(clone, tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_injected_kernel_slowdown_is_caught_then_accepted(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
     slow = commit(clone, "stride three times",
@@ -94,6 +99,7 @@ def test_injected_kernel_slowdown_is_caught_then_accepted(clone, tmp_path):
 
 
 @needs_valgrind
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_new_and_changed_cases_are_listed_not_judged(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
     # head: the H matrix changes (a definition change) and no `subspace` kernel exists
@@ -119,6 +125,7 @@ def test_a_second_run_on_one_repository_exits_2(clone, tmp_path):
     assert code == 2 and "another gate run is using" in reason
 
 
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_wall_time_rounds_alternate_and_time_real_work(clone, tmp_path):
     code, reason, result = _run(clone, tmp_path, "HEAD", "HEAD", ["wall/H/stride/*"],
                                 tiers=(2,), rounds=6)

@@ -171,6 +171,7 @@ def test_a_backend_that_raises_is_refused_and_stops_nothing(capsys, monkeypatch,
     assert "refused: wrong: raised TypeError: an internal bug" in out
 
 
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_the_command_line_entry_point(tmp_path):
     out_json = tmp_path / "r.json"
     done = subprocess.run([sys.executable, "-m", "harness", "circuit", "lib:ghz", "--qubits",

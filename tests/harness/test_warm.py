@@ -1,9 +1,12 @@
+
 """The suites' import-time warm-up (``harness/benchmarks/_warm.py``): what asv's forkserver
 does once, every parameter set's process finds done."""
 
 import os
 import subprocess
 import sys
+
+import pytest
 
 _CHECK = """
 from numba.core.registry import cpu_target
@@ -24,6 +27,7 @@ print("ok")
 """
 
 
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_suites_load_numba_and_compile_the_adjoint_step_at_import():
     env = dict(os.environ, QSIM_BENCH_PROFILE="quick")
     out = subprocess.run([sys.executable, "-c", _CHECK], capture_output=True, text=True,

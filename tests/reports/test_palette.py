@@ -46,6 +46,7 @@ def test_assign_keeps_pairs_distinct_past_the_colours():
     assert sorted(first) == sorted(palette.COLOURS)
 
 
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_an_unknown_backend_gets_the_same_pair_in_every_process():
     name = "somebody's-plugin"
     assert name not in palette.table()

@@ -162,7 +162,7 @@ def test_peer_tables_rank_and_compare_with_missing_peers(full):
         (out / "complex64_ranking.md").read_text()
     assert "| X | 10 | 2 | qsim | 200 us | - | 2.00 | 0.50 |" in \
         (out / "complex64_ranking.md").read_text()
-    assert "| QFT | 10 | 1 | qsim | 500 us | 1.00 | 2.00 |" in \
+    assert "| QFT | 10 | 1 | qsim | 500 us | - | 1.00 | 2.00 |" in \
         (out / "complex64_circuit_ranking.md").read_text()
 
 
