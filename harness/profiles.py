@@ -73,14 +73,21 @@ PROFILES = {
         "fusion_settings": [0, 4],
         "thread_qubits": [20],
         "peer_thread_qubits": [20],
+        # thread scaling of a one-qubit gate and a controlled one (full: X and Rx too)
+        "thread_gates": ["H", "CNOT"],
         "complex64_qubits": [20],
         # 4, 8, 12, 14 measured 8.7 min here, a third of `make bench`, and 4, 8, 14 5.1
         # min; 10 and up are in `full`, 14 and 20 in `peers`
         "variational_qubits": [4, 8],
         "variational_max_qubits": {"forward": 8, "param_shift": 8, "finite": 8},
+        # the gradient / energy ratio of the method its target is stated for
+        "variational_ratio_backends": ["adjoint"],
         "ad_sizes": {"ackley_loop": [16, 1600], "ackley": [16, 1600], "polynomial": [16]},
         "ad_chunk_sizes": {"ackley_loop": [1600], "ackley": [1600], "trmul": [30]},
         "ad_max_seconds": 3.0,
+        # the ratios the targets are stated in (each a process per case): our exact
+        # engines and torch (reverse / torch is the quotient of their ratios to manual)
+        "ad_ratio_backends": ["reverse", "source", "torch"],
         "ad_eval_sizes": 2,
         # the eval suite at 3 s per first call measured 10.3 minutes here: its Jacobians
         # by reverse and source mode (one sweep per row) and the nested evals, whose
@@ -94,8 +101,8 @@ PROFILES = {
         # adjoint method, tr(A @ B) in reverse and source mode (every stride gate and the
         # other AD problems took half of its 1.5 minutes; forward mode and finite
         # differences at 10x10 take most of a full count's 2.4 minutes)
-        "gate_cases": ["gate/H/*", "circuit/*", "variational/QCBM/adjoint/*",
-                       "ad/trmul/reverse/*", "ad/trmul/source/*"],
+        "gate_cases": ["gate/H/stride/*", "circuit/*", "variational/QCBM/adjoint/*",
+                       "ad/trmul/reverse/*"],
     },
     "full": {
         "rounds": 2,
@@ -182,13 +189,18 @@ KEYS = {
     "fusion_settings": "the fusion settings it runs (absent: every declared one)",
     "thread_qubits": "sizes of the thread-scaling suite",
     "peer_thread_qubits": "the peers' sizes in the thread-scaling suite",
+    "thread_gates": "the gates of the thread-scaling suite (absent: X, H, Rx, CNOT)",
     "complex64_qubits": "sizes of the complex64 gate suite",
     "variational_qubits": "sizes of the circuit-gradient suite",
     "variational_max_qubits": "the largest n per method or tool whose cost grows with "
                               "the number of angles or whose tape holds every state",
+    "variational_ratio_backends": "the methods and tools whose gradient / energy ratio "
+                                  "is sampled in one process (absent or None: all)",
     "ad_sizes": "the sizes n of the AD problems named (a problem not named: all of its "
                 "sizes)",
     "ad_chunk_sizes": "the problems and sizes of forward mode's chunk sweep",
+    "ad_ratio_backends": "the backends whose gradient / objective and / manual ratios are "
+                         "sampled in one process (absent or None: all)",
     "ad_max_seconds": "the longest a combination's first gradient may be predicted to "
                       "take (each backend's declared cost model) before it is skipped",
     "ad_eval_sizes": "how many of each eval's sizes run, smallest first (None: every one)",

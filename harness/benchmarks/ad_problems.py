@@ -5,8 +5,10 @@ peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
 
-from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, ObjectiveSuite, Suite, cases, sizes,
-                        validated)
+from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, ObjectiveSuite, Suite,
+                        cases, sizes, validated)
+
+from asv_runner.benchmarks.mark import skip_for_params
 
 from harness.ad.backends import compiling_names
 from harness.timing import interleaved_ratio
@@ -14,6 +16,13 @@ from harness.timing import interleaved_ratio
 #: In the objective suite, "numpy" is the plain f that the manual gradient and all our
 #: engines evaluate; each peer evaluates its own translation of it.
 OBJECTIVES = ["numpy", *ADAPTERS]
+
+
+#: The backends whose gradient / objective and / manual ratios are sampled (the profile's
+#: ``ad_ratio_backends``; None: every one): each is a process of its own per case.
+RATIO_SKIPPED = [(case, b) for case in cases() for b in BACKENDS
+                 if PROFILE.get("ad_ratio_backends") is not None
+                 and b not in PROFILE["ad_ratio_backends"]]
 
 
 class Gradient(Suite):
@@ -25,6 +34,7 @@ class Gradient(Suite):
     def time_gradient(self, case, backend):
         self.runner.gradient()
 
+    @skip_for_params(RATIO_SKIPPED)
     def track_slowdown(self, case, backend):
         """Gradient time over objective time, sampled alternately in this process: the
         seeds' slowdown ratio (lower is better)."""
@@ -32,6 +42,7 @@ class Gradient(Suite):
 
     track_slowdown.unit = "ratio"
 
+    @skip_for_params(RATIO_SKIPPED)
     def track_vs_manual(self, case, backend):
         """Gradient time over the hand-written gradient's, sampled alternately in this
         process: the ratio the targets are stated in, unmoved by load changing between

@@ -12,7 +12,8 @@ from harness.threads import max_threads
 
 
 class GateThreads(Suite):
-    params = (["X", "H", "Rx", "CNOT"], PROFILE["thread_qubits"], thread_backends(),
+    params = (PROFILE.get("thread_gates", ["X", "H", "Rx", "CNOT"]), PROFILE["thread_qubits"],
+              thread_backends(),
               list(range(1, max_threads() + 1)))
     param_names = ["gate", "n", "backend", "threads"]
     # Every sample is one call (asv_runner times calls one by one): up to 200 of them or

@@ -8,7 +8,10 @@ stated in), and the peak memory one gradient adds. ``Energy`` times the energies
 """
 
 # first: it pins one thread before numpy and the tools load
-from ._variational_setup import BACKENDS, BASELINE, ENERGIES, QUBITS, Suite, validated  # noqa: I001
+from ._variational_setup import (BACKENDS, BASELINE, ENERGIES, PROFILE, QUBITS,  # noqa: I001
+                                 Suite, validated)
+
+from asv_runner.benchmarks.mark import skip_for_params
 
 from harness import memory
 from harness.errors import Unavailable
@@ -17,12 +20,20 @@ from harness.timing import interleaved_ratio
 from ._once import setup_once
 
 
+#: The backends whose gradient / energy ratio is sampled (the profile's
+#: ``variational_ratio_backends``; None: every one).
+RATIO_SKIPPED = [(n, b) for n in QUBITS for b in BACKENDS
+                 if PROFILE.get("variational_ratio_backends") is not None
+                 and b not in PROFILE["variational_ratio_backends"]]
+
+
 class Gradient(Suite):
     params = (QUBITS, BACKENDS)
 
     def time_gradient(self, n, backend):
         self.runner.gradient()
 
+    @skip_for_params(RATIO_SKIPPED)
     def track_ratio(self, n, backend):
         """Gradient time over the backend's own energy time, sampled in alternation."""
         return interleaved_ratio(self.runner.gradient, self.runner.energy, rounds=5,
