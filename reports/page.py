@@ -141,9 +141,11 @@ def render(machines, versions, peers, settings, missing, sections, headline=(), 
            '<meta name="viewport" content="width=device-width, initial-scale=1">',
            "<title>qsim-ad-bench report</title>", f"<style>{STYLE}</style></head><body>",
            "<h1>qsim-ad-bench report</h1>", _summary(machines),
-           '<p class="summary">Minimum time over asv\'s samples, one thread, every result '
-           'validated before it was timed; details in <a href="#machine-versions-and-'
-           'settings">Machine, versions and settings</a>.</p>',
+           '<p class="summary">Minimum time over asv\'s samples, one thread, warm caches, '
+           'every result validated before it was timed; <code>a ~ b</code>: a tie, their '
+           'spreads overlap (minimum to median of each one\'s samples, in the same run); '
+           'details in <a href="#machine-versions-and-settings">Machine, versions and '
+           'settings</a>.</p>',
            outline.heading(2, "Who is fastest"), '<div class="headline">']
     if not headline:
         top.append('<p class="missing">No gate or circuit results (see Missing results).</p>')

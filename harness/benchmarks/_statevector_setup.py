@@ -10,6 +10,7 @@ import numpy as np  # noqa: E402
 
 from harness import profiles, registry  # noqa: E402
 from harness.statevector import backends, validate  # noqa: E402
+from kernels.statevector.backend import ROLES  # noqa: E402
 from kernels.statevector.states import random_state  # noqa: E402
 
 from . import _warm  # noqa: E402
@@ -21,12 +22,15 @@ _warm.numba()  # once in asv's forkserver, not in every parameter set's process
 ROUNDS = PROFILE["rounds"]
 SEED = 20191231
 
+#: What the suites time: every backend but the references, which are there to be right
+#: (they validate the others) and whose times answer no comparison.
+TIMED = tuple(role for role in ROLES if role != "reference")
 #: Backends the circuit suites compare: every kernel, the fused backend, then every
 #: simulator adapter and plugin.
-BACKENDS = registry.names()
+BACKENDS = registry.names(roles=TIMED)
 #: Backends the gate suites compare: those with the one-gate signature (one gate is one
 #: pass, so not the fused backend).
-GATE_BACKENDS = registry.names(one_gate=True)
+GATE_BACKENDS = registry.names(roles=TIMED, one_gate=True)
 #: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline peer, which
 #: is timed at the kernels' sizes.
 PEERS = [b.name for b in registry.simulators().values()
@@ -76,7 +80,7 @@ def thread_backends():
 def complex64_backends(gates=False):
     """The kernels and peers that declare complex64 (``gates``: those the gate suites
     time)."""
-    return registry.names("complex64", one_gate=True if gates else None)
+    return registry.names("complex64", roles=TIMED, one_gate=True if gates else None)
 
 
 
