@@ -206,12 +206,20 @@ def _time(prepared, vec, hold, cache, max_rounds, budget):
                                               SECONDS_PER_BACKEND // max(samples[name][0],
                                                                          1e-9))))
         rounds += 1
-        spans = {name: (min(s), ranking.interval(s)) for name, s in samples.items() if s}
-        settled = rounds >= MIN_ROUNDS and ranking.settled(spans)
+        settled = rounds >= MIN_ROUNDS and _told_apart(samples)
         exhausted = all(len(samples[n]) >= wanted[n] for n in names)
         done = settled or exhausted or time.perf_counter() - start > budget
+    return samples, rounds, _told_apart(samples)
+
+
+def _told_apart(samples):
+    """Whether the fastest two are told apart: their spreads do not overlap, each measured
+    (two samples at least: one sample has no spread to judge by)."""
     spans = {name: (min(s), ranking.interval(s)) for name, s in samples.items() if s}
-    return samples, rounds, ranking.settled(spans) if len(spans) > 1 else bool(spans)
+    if len(spans) < 2:
+        return bool(spans)
+    top = sorted(spans, key=lambda name: spans[name][0])[:2]
+    return all(len(samples[name]) > 1 for name in top) and ranking.settled(spans)
 
 
 def _reference(vec, instructions, rows, wrong, tested):
@@ -393,8 +401,9 @@ def _notes(report, order):
     if len(order) > 1:
         out.append(f"rounds: {rounds['run']}, " + (
             "the fastest two told apart" if rounds["settled"] else
-            "the fastest two still within the noise when the rounds or the "
-            f"{rounds['budget_seconds']:g} s budget ended"))
+            "the fastest two not told apart (within the noise, or too few samples to "
+            f"measure it) when the rounds or the {rounds['budget_seconds']:g} s budget "
+            "ended"))
     checked = f"agreed by {', '.join(ref['agreed_by'])}" if ref["agreed_by"] else \
         "no independent backend agreed"
     cross = ref.get("cross_check")
