@@ -1,5 +1,6 @@
 """Markdown tables of results: one row per case, one column per backend, shared by the
-AD and variational sections of ``python -m harness table`` and the report."""
+AD and variational sections of ``python -m harness table`` and the report; and the one
+way a table generated from code is kept in a page (:func:`between`)."""
 
 
 def columns(rows):
@@ -21,3 +22,13 @@ def matrix(rows, cell, heads):
                                         *(cell(row, b) if b in row else "-" for b in cols)])
                      + " |")
     return "\n".join(lines)
+
+
+def between(text, begin, end, table, page):
+    """``text`` (the page ``page``) with what lies between its lines ``begin`` and ``end``
+    replaced by ``table``: a table rendered from code, which a test holds to the page."""
+    head, found_begin, rest = text.partition(begin)
+    _, found_end, tail = rest.partition(end)
+    if not found_begin or not found_end:
+        raise ValueError(f"{page} lacks the lines {begin} and {end}")
+    return f"{head}{begin}\n{table}\n{end}{tail}"

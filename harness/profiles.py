@@ -11,6 +11,8 @@ import argparse
 import os
 from pathlib import Path
 
+from harness.markdown import between
+
 #: cuQuantum's qv, random, qaoa and ghz, and two of MQT Bench's: a VQE ansatz (rotations and
 #: CNOTs) and a quantum walk (X gates with up to n - 1 controls)
 DEFAULT_CIRCUITS = ["lib:qv", "lib:random", "lib:qaoa", "lib:ghz", "mqt:vqe_su2",
@@ -263,11 +265,7 @@ def markdown():
 
 def rendered(text):
     """``text`` (the page) with its profiles table replaced by :func:`markdown`'s."""
-    head, begin, rest = text.partition(BEGIN)
-    _, end, tail = rest.partition(END)
-    if not begin or not end:
-        raise ValueError(f"{PAGE} lacks the lines {BEGIN} and {END}")
-    return f"{head}{BEGIN}\n{markdown()}\n{END}{tail}"
+    return between(text, BEGIN, END, markdown(), PAGE)
 
 
 def main(argv=None):

@@ -7,6 +7,8 @@ names the backends it compares (the sources are the issues that set them).
 from pathlib import Path
 from typing import NamedTuple
 
+from harness.markdown import between
+
 
 class Ratio(NamedTuple):
     """``numerator / denominator`` on ``case`` within ``bound`` (``at_most`` or not);
@@ -91,11 +93,7 @@ def markdown():
 
 def rendered(text):
     """``text`` (the README) with its targets table replaced by :func:`markdown`'s."""
-    head, begin, rest = text.partition(BEGIN)
-    _, end, tail = rest.partition(END)
-    if not begin or not end:
-        raise ValueError(f"{PAGE} lacks the lines {BEGIN} and {END}")
-    return f"{head}{BEGIN}\n{markdown()}\n{END}{tail}"
+    return between(text, BEGIN, END, markdown(), PAGE)
 
 
 if __name__ == "__main__":
