@@ -21,6 +21,13 @@ PARAMS = [["'X'", "'H'"], ["'stride'", "'naive'", "'somepeer'"]]
 NAN = float("nan")
 # Seconds per commit, in asv's order (the last parameter varies fastest).
 VALUES = ([1e-6, 2e-6, NAN, 3e-6, 4e-6, NAN], [1.5e-6, 2.5e-6, 5e-6, 3.5e-6, 4.5e-6, NAN])
+# Each value's samples (as `asv run --record-samples` keeps them): their median is the value,
+# their minimum FASTEST times it, so the spread drawn is [FASTEST * value, value].
+FASTEST = 0.8
+
+
+def samples(value):
+    return None if value != value else [FASTEST * value, value, 1.3 * value]
 
 
 def _git(repo, *args):
@@ -52,7 +59,7 @@ def make_project(root):
         commit = _git(repo, "rev-parse", "HEAD")
         res = asv_results.Results(machine, {}, commit, fake_results.DATE + i * 86_400_000,
                                   "3.11", "existing-py", {})
-        fake_results.add(res, BENCHMARK, PARAMS, list(values))
+        fake_results.add(res, BENCHMARK, PARAMS, list(values), [samples(v) for v in values])
         res.save(str(root / "results"))
     conf = Config.load(str(config))
     Benchmarks(conf, [{

@@ -10,7 +10,7 @@ import asv
 import pytest
 
 from harness import browser, dashboard
-from tests.dashboard.conftest import BENCHMARK, VALUES
+from tests.dashboard.conftest import BENCHMARK, FASTEST, VALUES
 
 
 @pytest.fixture(scope="module")
@@ -29,22 +29,32 @@ def test_graph_renders_offline_from_local_files_only(published, driver):
         _open(driver, f"{base}#{BENCHMARK}")
         browser.wait_for(driver, dashboard.GRAPH_DRAWN_JS)
         assert not driver.current_url.endswith("error.html")
-        series = driver.execute_script(
-            "return jQuery('#main-graph').data('plot').getData()"
-            ".map(function (s) { return s.data; });")
+        series, bars_on = driver.execute_script(
+            "var drawn = jQuery('#main-graph').data('plot').getData();"
+            "return [drawn.map(function (s) { return s.data; }),"
+            "        drawn.map(function (s) { return s.points.errorbars; })];")
         requested = browser.requested_urls(driver)
     # One line per (gate, backend), a point per commit, empty (None) where the peer is
     # missing; asv may rescale the unit, so the values are compared relative to the smallest.
     assert len(series) == len(VALUES[0])
     assert all(len(points) == len(VALUES) for points in series)
-    assert sum(y is None for points in series for _, y in points) == 3
-    drawn = sorted(y for points in series for _, y in points if y is not None)
+    assert sum(p[1] is None for points in series for p in points) == 3
+    drawn = sorted(p[1] for points in series for p in points if p[1] is not None)
     expected = sorted(v for values in VALUES for v in values if v == v)
     assert drawn == pytest.approx([v / expected[0] * drawn[0] for v in expected])
+    # Every line draws its points' spread: [x, y, below, above], the bar running from the
+    # fastest sample (FASTEST * y) up to the median, asv's point.
+    # (a line with no point, a peer skipped at every commit, has nothing to put bars on)
+    assert bars_on == ["y" if any(p[1] is not None for p in points) else None
+                       for points in series]
+    assert bars_on.count("y") == 5
+    for _, y, below, above in (p for points in series for p in points if p[1] is not None):
+        assert (below, above) == pytest.approx(((1 - FASTEST) * y, 0.0))
     hosts = {urlsplit(url).hostname for url in requested if not url.startswith("data:")}
     assert hosts == {"127.0.0.1"}
     paths = [urlsplit(url).path for url in requested]
     assert any(path.endswith(f"/{BENCHMARK}.json") for path in paths)
+    assert any(path.startswith("/spread/") for path in paths)
     assert "/vendor/jquery-3.3.1/jquery.min.js" in paths
 
 
@@ -79,3 +89,17 @@ def test_screenshot_of_a_graph(published, chromium, tmp_path):
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     # The PNG header's IHDR chunk: width and height, big-endian.
     assert (int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")) == (800, 600)
+
+
+def test_parameter_axis_keeps_its_categories(published, driver):
+    # With a parameter on the x axis asv draws bars over categories; the spread must leave
+    # those alone (flot's error bars would replace the categories' data format).
+    with dashboard.serve(published) as base:
+        _open(driver, f"{base}#{BENCHMARK}?x-axis=kernel")
+        browser.wait_for(driver, dashboard.GRAPH_DRAWN_JS)
+        labels, bars_on = driver.execute_script(
+            "var plot = jQuery('#main-graph').data('plot');"
+            "return [plot.getAxes().xaxis.ticks.map(function (t) { return t.label; }),"
+            "        plot.getData().map(function (s) { return s.points.errorbars; })];")
+    assert {"stride", "naive"} <= set(labels)
+    assert not any(bars_on)

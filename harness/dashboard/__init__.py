@@ -1,6 +1,8 @@
-"""The asv dashboard, offline: `asv publish`, then every CDN script and stylesheet that asv's
-pages load is replaced by a pinned copy vendored from npm (vendor/dashboard/), so the
-dashboard renders with no internet instead of falling over to error.html.
+"""The asv dashboard, offline and with its spread: `asv publish`, then every CDN script and
+stylesheet that asv's pages load is replaced by a pinned copy vendored from npm
+(vendor/dashboard/), so the dashboard renders with no internet instead of falling over to
+error.html, and each graph's points get bars for the spread of their samples (spread.py writes
+them, spread.js draws them with flot's error-bar plugin).
 
     python -m harness.dashboard publish [--config asv.conf.json]   # make publish
     python -m harness.dashboard preview [--port 8080]              # make preview, 127.0.0.1 only
@@ -29,8 +31,12 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from asv.config import Config
+
+from harness.dashboard import spread
+
 #: third-party files, kept apart from the project's own code (the repository's vendor/)
-VENDOR_DIR = Path(__file__).resolve().parent.parent / "vendor" / "dashboard"
+VENDOR_DIR = Path(__file__).resolve().parents[2] / "vendor" / "dashboard"
 VENDOR_URL_DIR = "vendor"  # where the vendored files go inside the published html dir
 NPM = "https://registry.npmjs.org"
 # True in a dashboard page once a benchmark graph (#/<benchmark name>) is drawn with data: flot
@@ -53,7 +59,7 @@ class Package:
 
 @dataclass(frozen=True)
 class Asset:
-    url: str           # what asv's index.html loads
+    url: str | None    # what asv's index.html loads; None: a file the dashboard adds (PLUGINS)
     package: Package
     member: str        # the file inside the npm tarball (under package/)
     sri: str           # of the vendored file
@@ -113,6 +119,15 @@ ASSETS = (
           True),
 )
 
+# Files asv's pages do not load and the dashboard adds: flot's error bars draw the spread.
+PLUGINS = (
+    Asset(None, FLOT, "jquery.flot.errorbars.js",
+          "sha512-8NWqRbuJSbdTlkcnXykblG1U5w5tzM3e/7RrdHxmfoIp0FWTSDce8DhEL+NPhO3C4tR+ttLobFK7AE5m"
+          "1sZfgw==", False),
+)
+#: our own script beside this module, copied next to asv's scripts
+SPREAD_JS = Path(__file__).with_name("spread.js")
+
 # Tags that make the browser fetch something (a navigation link, <a href>, fetches nothing).
 _FETCHING_TAG = re.compile(r"<(script|link|img|iframe|source)\b[^>]*>", re.IGNORECASE)
 _URL_ATTR = re.compile(r"""\b(src|href)\s*=\s*(["'])(.*?)\2""", re.IGNORECASE)
@@ -151,7 +166,11 @@ def localize_html(html):
         text = _URL_ATTR.sub(lambda m: f'{m.group(1)}="{asset.local}"', text)
         return _INTEGRITY.sub(f'integrity="{asset.sri}"', text)
 
-    return _FETCHING_TAG.sub(rewrite, html)
+    html = _FETCHING_TAG.sub(rewrite, html)
+    # after every other script: spread.js wraps what asv.js defines once the page is ready
+    added = "".join(f'<script src="{asset.local}" integrity="{asset.sri}"></script>\n'
+                    for asset in PLUGINS) + f'<script src="{SPREAD_JS.name}"></script>\n'
+    return html.replace("</head>", added + "</head>", 1) if "</head>" in html else html
 
 
 def localize(html_dir):
@@ -159,16 +178,19 @@ def localize(html_dir):
     vendored files in."""
     html_dir = Path(html_dir)
     shutil.copytree(VENDOR_DIR, html_dir / VENDOR_URL_DIR, dirs_exist_ok=True)
+    shutil.copy(SPREAD_JS, html_dir / SPREAD_JS.name)
     for page in sorted(html_dir.glob("*.html")):
         page.write_text(localize_html(page.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def publish(config="asv.conf.json"):
-    """`asv publish` with ``config``, then localize its html dir; returns that dir."""
-    from asv.config import Config
+    """`asv publish` with ``config``, then localize its html dir and write each graph's
+    spread beside it; returns that dir."""
     subprocess.run([sys.executable, "-m", "asv", "publish", "--config", str(config)], check=True)
-    html_dir = Path(Config.load(str(config)).html_dir)
+    conf = Config.load(str(config))
+    html_dir = Path(conf.html_dir)
     localize(html_dir)
+    spread.write(html_dir, conf.results_dir)
     return html_dir
 
 
@@ -213,7 +235,7 @@ def _fetch(url):
 def vendor(target=VENDOR_DIR):
     """Re-download every vendored file from npm into ``target``, checking each tarball against
     its pinned registry hash and each file against its pinned SRI hash."""
-    for package in dict.fromkeys(asset.package for asset in ASSETS):
+    for package in dict.fromkeys(asset.package for asset in ASSETS + PLUGINS):
         url = f"{NPM}/{package.name}/-/{package.name.split('/')[-1]}-{package.version}.tgz"
         tarball = _fetch(url)
         if sri(tarball) != package.tarball_sri:
@@ -221,7 +243,7 @@ def vendor(target=VENDOR_DIR):
         out = Path(target) / package.dir
         out.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(tarball)) as tar:
-            members = {a.member: a.sri for a in ASSETS if a.package == package}
+            members = {a.member: a.sri for a in ASSETS + PLUGINS if a.package == package}
             members.setdefault(package.license, None)
             for member, expected in members.items():
                 data = tar.extractfile(f"package/{member}").read()
@@ -245,11 +267,6 @@ def main(argv=None):
         html_dir = publish(args.config)
         print(f"dashboard: {html_dir.resolve()}/index.html (offline; `make preview` serves it)")
     elif args.command == "preview":
-        from asv.config import Config
         preview(Config.load(args.config).html_dir, args.port)
     else:
         vendor()
-
-
-if __name__ == "__main__":
-    main()

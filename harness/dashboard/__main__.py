@@ -1,0 +1,3 @@
+from harness.dashboard import main
+
+main()
