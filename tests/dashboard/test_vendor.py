@@ -47,3 +47,14 @@ def test_unknown_cdn_load_is_an_error_naming_it():
     page = '<script src="https://cdn.example.org/new-lib.js"></script>'
     with pytest.raises(ValueError, match="cdn.example.org/new-lib.js"):
         dashboard.localize_html(page)
+
+
+@pytest.mark.parametrize("asset", dashboard.PLUGINS, ids=lambda a: Path(a.member).name)
+def test_added_plugin_matches_its_pin(asset):
+    # The files the dashboard adds to asv's pages are pinned the same way, and the rewritten
+    # page loads them with their integrity value, after flot itself.
+    data = (dashboard.VENDOR_DIR / Path(asset.local).relative_to(dashboard.VENDOR_URL_DIR))
+    assert dashboard.sri(data.read_bytes(), asset.sri.split("-")[0]) == asset.sri
+    page = dashboard.localize_html(STOCK_INDEX)
+    tag = f'<script src="{asset.local}" integrity="{asset.sri}"></script>'
+    assert page.index("jquery.flot.js") < page.index(tag) < page.index(dashboard.SPREAD_JS.name)
