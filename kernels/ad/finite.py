@@ -29,6 +29,8 @@ shorter than ``max(|x_i|, 1)``; ``step=`` replaces ``cbrt(eps)`` by a relative f
 caller's choosing.
 """
 
+import contextlib
+
 import numpy as np
 
 from ._args import check_argument, check_jacobian_input, check_jacobian_output
@@ -60,34 +62,33 @@ def gradient(f, *args, step=None):
     ``step``: the relative step factor, ``cbrt(eps)`` by default (module docstring)."""
     _check_step(step)
     work = [_working_copy(i, a) for i, a in enumerate(args)]
-    f = _reading_only(f, work)
+    # f sees read-only views of the working copies, which are perturbed in place one element
+    # at a time: an f that wrote into an argument (``a = x; a += 1``) would shift every
+    # later evaluation and return a wrong number without an error. The write is refused
+    # by name instead, as the other engines refuse it; the views cost nothing per call.
+    seen = [_read_only(a) for a in work]
     grads = []
-    for i, a in enumerate(work):
-        if isinstance(a, np.ndarray):
-            grads.append(_array_gradient(f, work, i, step))
-        else:
-            grads.append(_float_gradient(f, work, i, step))
+    with _refusing_writes():
+        for i, a in enumerate(work):
+            if isinstance(a, np.ndarray):
+                grads.append(_array_gradient(f, work, seen, i, step))
+            else:
+                grads.append(_float_gradient(f, work, seen, i, step))
     return tuple(grads)
 
 
-def _reading_only(f, work):
-    """``f`` called on read-only views of the working copies: the copies are perturbed in
-    place, one element at a time, so an ``f`` that wrote into an argument (``a = x;
-    a += 1``) would shift every later evaluation and return a wrong number without an
-    error. Such a write is refused by name instead, as the other engines refuse it."""
-    views = {id(a): _read_only(a) for a in work if isinstance(a, np.ndarray)}  # one each
-
-    def call(*args):
-        seen = [views.get(id(a), a) for a in args]
-        try:
-            return f(*seen)
-        except ValueError as exc:
-            if "read-only" not in str(exc):
-                raise
-            raise EscapeError(f"central differences: f updates an argument in-place "
-                              f"({exc}); differentiate a function that leaves its "
-                              "arguments alone (copy first: a = x.copy())") from None
-    return call
+@contextlib.contextmanager
+def _refusing_writes():
+    """Turns numpy's error for a write into a read-only argument into an EscapeError that
+    says what to do; any other error passes as it is."""
+    try:
+        yield
+    except ValueError as exc:
+        if "read-only" not in str(exc):
+            raise
+        raise EscapeError(f"central differences: f updates an argument in-place ({exc}); "
+                          "differentiate a function that leaves its arguments alone (copy "
+                          "first: a = x.copy())") from None
 
 
 def _read_only(a):
@@ -113,19 +114,20 @@ def jacobian(f, x, step=None):
     output's shape): shape ``np.shape(f(x)) + x.shape``."""
     _check_step(step)
     x = _working_copy(0, check_jacobian_input(x, "central differences"))
-    f = _reading_only(f, [x])
-    out_shape = check_jacobian_output(f(x), "central differences").shape
+    seen = _read_only(x)  # as in gradient: f may not write into what is perturbed
     flat = x.reshape(-1)  # a view of the copy: f sees every write below
     h = step_sizes(flat, step)
-    cols = np.empty((flat.size,) + out_shape)
-    for j in range(flat.size):
-        xj = flat[j]
-        flat[j] = up = xj + h[j]
-        f_up = _array(f(x), out_shape)
-        flat[j] = down = xj - h[j]
-        f_down = _array(f(x), out_shape)
-        flat[j] = xj
-        cols[j] = (f_up - f_down) / (up - down)
+    with _refusing_writes():
+        out_shape = check_jacobian_output(f(seen), "central differences").shape
+        cols = np.empty((flat.size,) + out_shape)
+        for j in range(flat.size):
+            xj = flat[j]
+            flat[j] = up = xj + h[j]
+            f_up = _array(f(seen), out_shape)
+            flat[j] = down = xj - h[j]
+            f_down = _array(f(seen), out_shape)
+            flat[j] = xj
+            cols[j] = (f_up - f_down) / (up - down)
     return np.moveaxis(cols, 0, -1).reshape(out_shape + x.shape)
 
 
@@ -166,7 +168,7 @@ def _scalar(out):
     return float(out)
 
 
-def _array_gradient(f, work, i, step):
+def _array_gradient(f, work, seen, i, step):
     x = work[i]
     flat = x.reshape(-1)  # a view: x is C-contiguous, so f sees every write below
     h = step_sizes(flat, step)
@@ -174,21 +176,21 @@ def _array_gradient(f, work, i, step):
     for j in range(flat.size):
         xj = flat[j]
         flat[j] = up = xj + h[j]
-        f_up = _scalar(f(*work))
+        f_up = _scalar(f(*seen))
         flat[j] = down = xj - h[j]
-        f_down = _scalar(f(*work))
+        f_down = _scalar(f(*seen))
         flat[j] = xj
         grad[j] = (f_up - f_down) / (up - down)
     return grad.reshape(x.shape)
 
 
-def _float_gradient(f, work, i, step):
+def _float_gradient(f, work, seen, i, step):
     x = work[i]
     h = float(step_sizes(x, step))
     up, down = x + h, x - h
-    work[i] = up
-    f_up = _scalar(f(*work))
-    work[i] = down
-    f_down = _scalar(f(*work))
-    work[i] = x
+    seen[i] = up
+    f_up = _scalar(f(*seen))
+    seen[i] = down
+    f_down = _scalar(f(*seen))
+    seen[i] = x
     return (f_up - f_down) / (up - down)
