@@ -29,8 +29,6 @@ shorter than ``max(|x_i|, 1)``; ``step=`` replaces ``cbrt(eps)`` by a relative f
 caller's choosing.
 """
 
-import contextlib
-
 import numpy as np
 
 from ._args import check_argument, check_jacobian_input, check_jacobian_output
@@ -68,27 +66,25 @@ def gradient(f, *args, step=None):
     # by name instead, as the other engines refuse it; the views cost nothing per call.
     seen = [_read_only(a) for a in work]
     grads = []
-    with _refusing_writes():
+    try:
         for i, a in enumerate(work):
             if isinstance(a, np.ndarray):
                 grads.append(_array_gradient(f, work, seen, i, step))
             else:
                 grads.append(_float_gradient(f, work, seen, i, step))
+    except ValueError as exc:
+        raise _refused(exc) from None
     return tuple(grads)
 
 
-@contextlib.contextmanager
-def _refusing_writes():
-    """Turns numpy's error for a write into a read-only argument into an EscapeError that
-    says what to do; any other error passes as it is."""
-    try:
-        yield
-    except ValueError as exc:
-        if "read-only" not in str(exc):
-            raise
-        raise EscapeError(f"central differences: f updates an argument in-place ({exc}); "
-                          "differentiate a function that leaves its arguments alone (copy "
-                          "first: a = x.copy())") from None
+def _refused(exc):
+    """numpy's error for a write into a read-only argument as an EscapeError that says what
+    to do; any other error as it is."""
+    if "read-only" not in str(exc):
+        return exc
+    return EscapeError(f"central differences: f updates an argument in-place ({exc}); "
+                       "differentiate a function that leaves its arguments alone (copy "
+                       "first: a = x.copy())")
 
 
 def _read_only(a):
@@ -117,7 +113,7 @@ def jacobian(f, x, step=None):
     seen = _read_only(x)  # as in gradient: f may not write into what is perturbed
     flat = x.reshape(-1)  # a view of the copy: f sees every write below
     h = step_sizes(flat, step)
-    with _refusing_writes():
+    try:
         out_shape = check_jacobian_output(f(seen), "central differences").shape
         cols = np.empty((flat.size,) + out_shape)
         for j in range(flat.size):
@@ -128,6 +124,8 @@ def jacobian(f, x, step=None):
             f_down = _array(f(seen), out_shape)
             flat[j] = xj
             cols[j] = (f_up - f_down) / (up - down)
+    except ValueError as exc:
+        raise _refused(exc) from None
     return np.moveaxis(cols, 0, -1).reshape(out_shape + x.shape)
 
 
