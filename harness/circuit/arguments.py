@@ -22,7 +22,8 @@ def circuit_arguments(p):
                    help="rounds of timed calls at most (fewer for slow backends; they end "
                         "earlier once the fastest two are told apart)")
     p.add_argument("--budget", type=float, default=30.0,
-                   help="seconds of timing after which no new round starts (default 30)")
+                   help="seconds of timing after which no new round starts (default 30), once "
+                        "every backend has two samples")
     p.add_argument("--cache", default="cold", choices=CACHE_REGIMES,
                    help="cold: caches flushed before every timed call (default); warm: "
                         "each timed call follows one on the same state")

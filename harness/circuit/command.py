@@ -36,8 +36,11 @@ from kernels.statevector.settings import fusion as as_fusion
 from kernels.statevector.settings import precision as as_precision
 
 #: Most seconds of timed calls each backend gets, judged from its first call; it gets at
-#: least one sample.
+#: least MIN_SAMPLES.
 SECONDS_PER_BACKEND = 2.0
+#: Samples every backend gets whatever the budget (unless --rounds is smaller): one sample
+#: has no spread, so its interval would say nothing and it could never be told apart.
+MIN_SAMPLES = 2
 #: Rounds before the fastest two may be called settled.
 MIN_ROUNDS = 3
 STATUSES = ("ok", "wrong", "skipped", "refused")
@@ -179,7 +182,7 @@ def _time(prepared, vec, hold, cache, max_rounds, budget):
     """({name: [seconds]}, rounds run, settled): the validated backends timed one call at
     a time in rounds, the order rotated each round, until the fastest two are told apart
     (after :data:`MIN_ROUNDS`), every backend has its share of samples, ``max_rounds``
-    rounds or ``budget`` seconds."""
+    rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`."""
     flush = _Flush() if cache == "cold" else None
     held = {name: runner.load(vec) for name, (runner, _) in prepared.items()} if hold else {}
     samples = {name: [] for name in prepared}
@@ -202,13 +205,13 @@ def _time(prepared, vec, hold, cache, max_rounds, budget):
             runner.sync()
             samples[name].append(time.perf_counter() - t0)
             if len(samples[name]) == 1:  # slow backends get fewer samples
-                wanted[name] = int(max(1, min(max_rounds,
-                                              SECONDS_PER_BACKEND // max(samples[name][0],
-                                                                         1e-9))))
+                share = SECONDS_PER_BACKEND // max(samples[name][0], 1e-9)
+                wanted[name] = int(min(max_rounds, max(MIN_SAMPLES, share)))
         rounds += 1
         settled = rounds >= MIN_ROUNDS and _told_apart(samples)
         exhausted = all(len(samples[n]) >= wanted[n] for n in names)
-        done = settled or exhausted or time.perf_counter() - start > budget
+        over = time.perf_counter() - start > budget and rounds >= MIN_SAMPLES
+        done = settled or exhausted or over
     return samples, rounds, _told_apart(samples)
 
 

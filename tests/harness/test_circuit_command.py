@@ -243,3 +243,16 @@ def test_ranking_marks_ties():
     assert ranking.ratio_cell(2.0, (2.0, 2.1), 1.0, (1.0, 1.2)) == "2.00"
     assert not ranking.settled(rows) and ranking.settled({"a": rows["a"], "c": rows["c"]})
     assert ranking.headline(rows) == ("a ~ b", "c x2.00")
+
+
+@pytest.mark.parametrize("rounds, expected", [(20, 2), (1, 1)])
+def test_every_row_gets_two_samples_whatever_the_budget(capsys, tmp_path, rounds, expected):
+    # A spent budget ends the rounds only once every row has two samples (one sample has
+    # no spread); --rounds 1 asks for one and gets one.
+    out_json = tmp_path / "r.json"
+    code, _, err = run_cli(capsys, "lib:ghz", "--qubits", 6, "--backends", "stride,loop",
+                           "--budget", 0, "--rounds", rounds, "--json", out_json)
+    assert code == 0, err
+    report = json.loads(out_json.read_text())
+    assert report["rounds"]["run"] == expected
+    assert not report["rounds"]["settled"] or expected > 1
