@@ -10,15 +10,17 @@ what a gradient costs. No code of the harness names a backend.
 import adapters
 from kernels.ad import ENGINES
 from kernels.ad.problems import MANUAL
-from kernels.statevector import MODULES, fused
+from kernels.statevector import MODULES, distributed, fused
 from kernels.statevector.backend import ROLES
 from kernels.statevector.settings import precision as as_precision
 
 
 def own():
     """``{name: Backend}`` of our own simulator backends: the kernels in the seeds'
-    progression, then the fused backend (no adapter is imported to list them)."""
-    return {b.name: b for b in [*(m.BACKEND for m in MODULES.values()), fused.BACKEND]}
+    progression, then the fused backend, then the distributed one (no adapter is imported
+    to list them)."""
+    return {b.name: b for b in [*(m.BACKEND for m in MODULES.values()), fused.BACKEND,
+                                distributed.BACKEND]}
 
 
 def simulators():
@@ -45,14 +47,15 @@ def simulator(name):
     raise ValueError(f"unknown backend {name!r}; known: {', '.join(found)}")
 
 
-def names(precision=None, *, roles=ROLES, one_gate=None):
+def names(precision=None, *, roles=ROLES, one_gate=None, mpi=None):
     """Backend names in registry order; only those running ``precision`` (a name or a
-    Precision), of ``roles``, and with (True) or without (False) the one-gate kernel
-    signature, where given."""
+    Precision), of ``roles``, with (True) or without (False) the one-gate kernel
+    signature, and running as MPI ranks (True) or in one process (False), where given."""
     p = None if precision is None else as_precision(precision)
     return [b.name for b in simulators().values()
             if b.role in roles and (p is None or p in b.precisions)
-            and (one_gate is None or b.one_gate == one_gate)]
+            and (one_gate is None or b.one_gate == one_gate)
+            and (mpi is None or b.mpi == mpi)]
 
 
 def baseline(kind):
@@ -73,8 +76,21 @@ def references():
 
 
 def fusing():
-    """The backends that declare fusion settings, ours first."""
-    return [b.name for b in simulators().values() if b.fusion.settings]
+    """The backends that declare fusion settings, ours first; one process each (a
+    distributed backend's fusion is compared under MPI)."""
+    return [b.name for b in simulators().values() if b.fusion.settings and not b.mpi]
+
+
+def single_process(declared=None):
+    """The backends of ``declared`` (default: every one) that run in one process: the
+    comparisons on one machine leave out those that run as MPI ranks."""
+    found = simulators().values() if declared is None else declared
+    return [b for b in found if not b.mpi]
+
+
+def distributed_backends():
+    """The backends that run as the ranks of an MPI job (``harness circuit --ranks``)."""
+    return [b for b in simulators().values() if b.mpi]
 
 
 def ad():

@@ -23,18 +23,18 @@ ROUNDS = PROFILE["rounds"]
 SEED = 20191231
 
 #: What the suites time: every backend but the references, which are there to be right
-#: (they validate the others) and whose times answer no comparison.
+#: (they validate the others) and whose times answer no comparison. Backends that run as
+#: MPI ranks are timed as MPI jobs by their own suite (statevector_distributed).
 TIMED = tuple(role for role in ROLES if role != "reference")
 #: Backends the circuit suites compare: every kernel, the fused backend, then every
 #: simulator adapter and plugin.
-BACKENDS = registry.names(roles=TIMED)
+BACKENDS = registry.names(roles=TIMED, mpi=False)
 #: Backends the gate suites compare: those with the one-gate signature (one gate is one
 #: pass, so not the fused backend).
-GATE_BACKENDS = registry.names(roles=TIMED, one_gate=True)
+GATE_BACKENDS = registry.names(roles=TIMED, one_gate=True, mpi=False)
 #: The peers timed at the profile's ``peer_<key>`` sizes: all but the baseline peer, which
 #: is timed at the kernels' sizes.
-PEERS = [b.name for b in registry.simulators().values()
-         if not b.own and b.baseline != "peer"]
+PEERS = [b.name for b in registry.single_process() if not b.own and b.baseline != "peer"]
 
 
 def qubits(key):
@@ -80,7 +80,8 @@ def thread_backends():
 def complex64_backends(gates=False):
     """The kernels and peers that declare complex64 (``gates``: those the gate suites
     time)."""
-    return registry.names("complex64", roles=TIMED, one_gate=True if gates else None)
+    return registry.names("complex64", roles=TIMED, one_gate=True if gates else None,
+                          mpi=False)
 
 
 

@@ -55,7 +55,7 @@ def _declarations(spec):
     which validates the others), in registry order and each once."""
     known = registry.simulators()
     if not spec:
-        return [b for b in known.values() if b.role != "reference"]
+        return [b for b in registry.single_process() if b.role != "reference"]
     names = [s.strip() for s in spec.split(",") if s.strip()]
     found, unknown = [], []
     for name in names:

@@ -97,6 +97,8 @@ class Backend:
     ``max_qubits`` is the largest state it takes at all (``max_qubits_reason`` why), and
     ``circuit_max_qubits`` the largest it runs whole circuits on in reasonable time.
     ``one_gate``: it has the kernels' one-gate signature (a gate suite times it).
+    ``mpi``: it runs as the ranks of an MPI job, a state split over them (``harness
+    circuit --ranks``, the distributed suite); the single-process comparisons leave it out.
     ``module``: the module that declared it (an adapter's: ``set_threads``, ``bind``).
     """
 
@@ -113,6 +115,7 @@ class Backend:
     package: str = "qsim-ad-bench"
     describe: Mapping = field(default_factory=dict)
     one_gate: bool = True
+    mpi: bool = False
     baseline: str | None = None
     available: Callable = _always
     module: object = None

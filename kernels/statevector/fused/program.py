@@ -190,9 +190,7 @@ class Program:
         dtype = np.dtype(dtype)
         if dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"fused runs complex128 and complex64, not {dtype}")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-            raise ValueError(f"n must be a positive number of qubits, got {n!r}")
-        self.n, self.dtype = int(n), dtype
+        self.n, self.dtype = check_n(n), dtype
         checked = [check_gate_on(self.n, inst.matrix, inst.locs, inst.ctrl_locs,
                                  inst.ctrl_vals or None, dtype)  # ValueError, before any work
                    for inst in instructions]
@@ -243,20 +241,7 @@ class Program:
         return self._buffers[workers]
 
     def __call__(self, state):
-        shape = (1 << self.n,)
-        flags = getattr(state, "flags", None)
-        if isinstance(state, np.ndarray) and state.dtype.char not in NUMBA_DTYPES:
-            if state.dtype.kind == "f" and self.real:  # it could hold the result
-                raise NotImplementedError(f"fused runs complex128 and complex64 states, "
-                                          f"not {state.dtype}")
-            raise ValueError(f"state of dtype {state.dtype} cannot hold this circuit's "
-                             "complex amplitudes")
-        if not (isinstance(state, np.ndarray) and state.shape == shape
-                and state.dtype == self.dtype and flags.c_contiguous and flags.writeable):
-            raise ValueError(f"state must be a contiguous, writeable array of shape {shape} "
-                             f"and dtype {self.dtype}, got "
-                             f"{getattr(state, 'shape', type(state).__name__)} "
-                             f"{getattr(state, 'dtype', '')}")
+        check_state(state, self.n, self.dtype, self.real, "fused")
         threads = numba.get_num_threads()
         parallel = threads > 1 and len(self.stages) and (1 << self.n) > (1 << self.block)
         buffers = self.buffers(threads if parallel else 1)
@@ -267,6 +252,33 @@ class Program:
                 run, args = step
                 _LOOPS[run, bool(parallel)](state, *args, *buffers)
         return state
+
+
+def check_state(state, n, dtype, real, name):
+    """ValueError (NotImplementedError for a real state that could hold a real circuit's
+    result) unless ``state`` is a contiguous, writeable vector of 2**n amplitudes of
+    ``dtype``: what a program checks before it touches the state."""
+    shape = (1 << n,)
+    flags = getattr(state, "flags", None)
+    if isinstance(state, np.ndarray) and state.dtype.char not in NUMBA_DTYPES:
+        if state.dtype.kind == "f" and real:  # it could hold the result
+            raise NotImplementedError(f"{name} runs complex128 and complex64 states, "
+                                      f"not {state.dtype}")
+        raise ValueError(f"state of dtype {state.dtype} cannot hold this circuit's "
+                         "complex amplitudes")
+    if not (isinstance(state, np.ndarray) and state.shape == shape
+            and state.dtype == dtype and flags.c_contiguous and flags.writeable):
+        raise ValueError(f"state must be a contiguous, writeable array of shape {shape} "
+                         f"and dtype {dtype}, got "
+                         f"{getattr(state, 'shape', type(state).__name__)} "
+                         f"{getattr(state, 'dtype', '')}")
+
+
+def check_n(n):
+    """n as an int; ValueError unless a positive number of qubits."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive number of qubits, got {n!r}")
+    return int(n)
 
 
 def compile(instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS, block=None):

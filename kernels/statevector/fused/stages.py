@@ -57,25 +57,43 @@ def plan(instructions, n, block_qubits, run_bits, fuse=None):
     b = min(block_qubits, n)
     fits = [len(span(i)) for i in instructions if len(span(i)) <= b]
     w = max(0, min(run_bits, b - max(fits, default=0)))
-    budget = b - w
-    steps, remaining = [], list(instructions)
+    steps = []
+    for taken, active in groups(instructions, b - w):
+        if active is None:
+            steps.append(Wide(taken[0]))
+            continue
+        gates, moved = relabel(taken)
+        steps.append(stage(fuse(gates) if fuse else gates, n, b, w, active, moved))
+    return steps
+
+
+def groups(instructions, budget, needs=span):
+    """``instructions`` cut into groups, in order: (gates, active) where the gates together
+    need at most ``budget`` qubits (``needs(gate)``: the qubits a gate needs at hand, all
+    it touches by default), or ((gate,), None) for a gate that alone needs more.
+
+    Gates are taken in circuit order; one that does not fit, or touches a qubit of a gate
+    already left for later, is left for a later group and blocks every qubit it touches,
+    so gates only move past gates on other qubits and the meaning is kept. The cache
+    blocking above takes its stages from here, and the distributed backend the stretches
+    between its exchanges (kernels.statevector.distributed), with ``needs`` the qubits a
+    gate mixes."""
+    remaining = list(instructions)
     while remaining:
-        if len(span(remaining[0])) > budget:
-            steps.append(Wide(remaining.pop(0)))
+        if len(needs(remaining[0])) > budget:
+            yield (remaining.pop(0),), None
             continue
         taken, left, active, blocked = [], [], set(), set()
         for inst in remaining:
-            qubits = set(span(inst))
-            if not (qubits & blocked) and len(active | qubits) <= budget:
+            wanted = set(needs(inst))
+            if not (set(span(inst)) & blocked) and len(active | wanted) <= budget:
                 taken.append(inst)
-                active |= qubits
+                active |= wanted
             else:
                 left.append(inst)
-                blocked |= qubits
-        gates, moved = relabel(taken)
-        steps.append(stage(fuse(gates) if fuse else gates, n, b, w, active, moved))
+                blocked |= set(span(inst))
+        yield taken, active
         remaining = left
-    return steps
 
 
 def relabel(gates):
