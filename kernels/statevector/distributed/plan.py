@@ -26,7 +26,6 @@ import numpy as np
 
 from ..circuits import Instruction, swap
 from ..fused import stages
-from ..fusion import span
 
 
 class Local(NamedTuple):
