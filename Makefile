@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
-EXTRAS ?= peers,circuits,dev
+EXTRAS ?= peers,circuits,mpi,dev
 
 .PHONY: setup test test-slow lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
 

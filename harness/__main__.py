@@ -38,7 +38,7 @@ COMMANDS = {
     "threshold": ("harness.statevector.threshold", "command", False),
     "table": ("harness.tables", "command", False),
     "gate": ("harness.gate.command", "command", False),
-    "circuit": ("harness.circuit.command", "main", False),
+    "circuit": ("harness.circuit.entry", "main", False),
     "calibrate": ("harness.gate.calibrate", "main", False),
 }
 
@@ -89,6 +89,7 @@ def main(argv=None):
                    help="store the spreads in harness/gate/tolerances.json")
     p.set_defaults(command="calibrate")
     opts = parser.parse_args(argv)
+    opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]
     if pin:  # before numpy, numba and BLAS load their thread pools
         threads.pin_env(1)

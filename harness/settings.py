@@ -26,6 +26,9 @@ from kernels.statevector.settings import precision as as_precision
 
 #: the settings two results must share to be ranked in one column
 LIKE_KEYS = ("precision", "threads", "fusion", "cache")
+#: ... and, for a result of a job over MPI ranks, these too (absent from one process's, so
+#: that its hashes stay what they were before distributed runs existed)
+DISTRIBUTED_KEYS = ("ranks", "mpi")
 
 
 def short_hash(settings):
@@ -42,24 +45,27 @@ def _package_version(dist):
 
 
 def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
-       cache="warm"):
+       cache="warm", ranks=None, mpi=None):
     """The settings of ``backend`` (a name :func:`harness.registry.simulator` takes, or a
     declaration) running ``what`` ("circuit" or "gate") in ``precision`` on ``threads``
     threads with ``fusion`` (a Fusion or what ``settings.fusion`` parses; None: the
     backend's default), its state ``cache`` "warm" (each call after another on the same
     state: asv's sweep) or "cold" (caches flushed first). Two settings of one backend
     that run alike are equal: its default and the declared setting it stands for have
-    one hash."""
+    one hash. ``ranks`` and ``mpi`` (the MPI's {"implementation", "version"}): a job's
+    ranks and the MPI it ran on, for a run over MPI."""
     b = registry.simulator(backend) if isinstance(backend, str) else backend
     setting = as_fusion(fusion)
     version = f"{b.package} {_package_version(b.package)}"
     if b.own:  # our kernels are numba code: its version is part of theirs
         version += f", numba {_package_version('numba')}"
     gate = what == "gate" and b.one_gate  # one gate is one pass, whatever a tool fuses
+    distributed = {} if ranks is None else {
+        "ranks": int(ranks), "mpi": f"{mpi['implementation']} {mpi['version']}"}
     return with_hashes({
         "backend": b.name, "precision": as_precision(precision).name,
         "threads": int(threads), "fusion": "off" if gate else b.fusion_label(setting),
-        "cache": cache,
+        "cache": cache, **distributed,
         "fusion_detail": "one gate: one pass" if gate else b.fusion.rule,
         "version": version, "driven": dict(b.describe),
     })
@@ -68,8 +74,9 @@ def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
 def with_hashes(settings):
     """``settings`` with its ``hash`` and ``like`` (see the module's docstring)."""
     core = {k: v for k, v in settings.items() if k not in ("hash", "like")}
-    return {**core, "hash": short_hash(core),
-            "like": short_hash({k: core.get(k) for k in LIKE_KEYS})}
+    like = {k: core.get(k) for k in LIKE_KEYS}
+    like.update({k: core[k] for k in DISTRIBUTED_KEYS if k in core})
+    return {**core, "hash": short_hash(core), "like": short_hash(like)}
 
 
 def for_params(benchmark, params):

@@ -34,4 +34,10 @@ def circuit_arguments(p):
                         "backend allows it), K (at most K qubits per fused gate where "
                         "declared) or all (every setting each backend declares, as rows "
                         "NAME@K besides its default)")
+    p.add_argument("--ranks", type=int, help="run as an MPI job of this many ranks (a power "
+                   "of two, 1 to 64), every backend that runs distributed (docs/distributed.md)")
+    p.add_argument("--hostfile", help="with --ranks: the hosts mpiexec places the ranks on")
+    p.add_argument("--launcher", default="mpiexec", choices=("mpiexec", "srun"),
+                   help="with --ranks: what starts the job (default mpiexec; srun inside a "
+                        "Slurm allocation)")
     return p

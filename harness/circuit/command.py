@@ -14,6 +14,7 @@ ends them; the output says which. A backend is named once per setting it runs: i
 default under its name, any other declared setting as ``NAME@K``.
 """
 
+import functools
 import json
 import sys
 import time
@@ -178,13 +179,33 @@ class _Flush:
         self.buffer.fill(1)
 
 
-def _time(prepared, vec, hold, cache, max_rounds, budget):
+class Clock:
+    """How a timed call is measured and how the rounds' end is agreed: here, in this one
+    process. Under MPI every rank times the call between barriers and all take the
+    slowest rank's time, so that every rank makes the same decisions
+    (harness.distributed.job.RankClock)."""
+
+    def measure(self, call):
+        t0 = time.perf_counter()
+        call()
+        return time.perf_counter() - t0
+
+    def agree(self, flag):
+        """``flag`` as the process that decides sees it."""
+        return flag
+
+
+def _time(prepared, vec, hold, cache, max_rounds, budget, clock=None, held=None):
     """({name: [seconds]}, rounds run, settled): the validated backends timed one call at
     a time in rounds, the order rotated each round, until the fastest two are told apart
     (after :data:`MIN_ROUNDS`), every backend has its share of samples, ``max_rounds``
-    rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`."""
+    rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`. ``held``:
+    the states to run on, where the caller made them ({name: state})."""
+    clock = clock or Clock()
     flush = _Flush() if cache == "cold" else None
-    held = {name: runner.load(vec) for name, (runner, _) in prepared.items()} if hold else {}
+    if held is None:
+        held = {name: runner.load(vec) for name, (runner, _) in prepared.items()} if hold \
+            else {}
     samples = {name: [] for name in prepared}
     wanted = dict.fromkeys(prepared, max_rounds)  # until the first call says otherwise
     names, start, rounds, done = list(prepared), time.perf_counter(), 0, False
@@ -194,25 +215,29 @@ def _time(prepared, vec, hold, cache, max_rounds, budget):
             if len(samples[name]) >= wanted[name]:
                 continue
             runner, program = prepared[name]
-            state = held[name] if hold else runner.load(vec)
+            state = held[name] if name in held else runner.load(vec)
             if cache == "warm":
                 runner.run(state, program)
                 runner.sync()
             else:
                 flush()
-            t0 = time.perf_counter()
-            runner.run(state, program)
-            runner.sync()
-            samples[name].append(time.perf_counter() - t0)
+            samples[name].append(clock.measure(functools.partial(_call, runner, state,
+                                                                 program)))
             if len(samples[name]) == 1:  # slow backends get fewer samples
                 share = SECONDS_PER_BACKEND // max(samples[name][0], 1e-9)
                 wanted[name] = int(min(max_rounds, max(MIN_SAMPLES, share)))
         rounds += 1
         settled = rounds >= MIN_ROUNDS and _told_apart(samples)
         exhausted = all(len(samples[n]) >= wanted[n] for n in names)
-        over = time.perf_counter() - start > budget and rounds >= MIN_SAMPLES
+        over = clock.agree(time.perf_counter() - start > budget) and rounds >= MIN_SAMPLES
         done = settled or exhausted or over
     return samples, rounds, _told_apart(samples)
+
+
+def _call(runner, state, program):
+    """The timed call: the run and the wait for a device that runs asynchronously."""
+    runner.run(state, program)
+    runner.sync()
 
 
 def _told_apart(samples):
@@ -248,10 +273,9 @@ def _reference(vec, instructions, rows, wrong, tested):
     return out
 
 
-def run(source, qubits=None, backend_spec=None, precision="complex128", n_threads=1,
-        rounds=20, say=print, fusion="default", cache="cold", budget=30.0):
-    """The report of one circuit on the backends (a dict, the JSON's shape) and the
-    reference's final state."""
+def options(precision, cache, rounds, budget):
+    """The precision as a Precision; BadInput naming a bad precision, cache regime, round
+    count or budget."""
     try:
         precision = as_precision(precision)
     except ValueError as exc:
@@ -262,6 +286,14 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         raise BadInput(f"--rounds must be a whole number of rounds >= 1, got {rounds!r}")
     if not budget >= 0:
         raise BadInput(f"--budget must be a number of seconds >= 0, got {budget!r}")
+    return precision
+
+
+def run(source, qubits=None, backend_spec=None, precision="complex128", n_threads=1,
+        rounds=20, say=print, fusion="default", cache="cold", budget=30.0):
+    """The report of one circuit on the backends (a dict, the JSON's shape) and the
+    reference's final state."""
+    precision = options(precision, cache, rounds, budget)
     try:
         threads_mod.set_threads(n_threads)
     except ValueError as exc:
@@ -373,6 +405,14 @@ def table(report):
         if r["status"] == "wrong":
             lines.append(f"WRONG  {name}: {r['reason']}")
     for name, r in rows.items():
+        c = r.get("comm")
+        if c and r["seconds"]:  # a run over MPI ranks: what its last call sent
+            lines.append(
+                f"{name}: {c['exchanges']} exchanges, {c['bytes_per_rank'] / 2**20:.1f} MiB "
+                f"sent per rank, {format_seconds(c['seconds'])} in communication "
+                f"({100 * c['seconds'] / r['seconds']:.0f}% of {format_seconds(r['seconds'])})"
+                f", peak {r['peak_bytes_per_rank'] / 2**20:.1f} MiB per rank")
+    for name, r in rows.items():
         f = r.get("program") or {}
         if "effective_gbs" in f:
             lines.append(
@@ -397,10 +437,16 @@ def table(report):
 
 
 def _notes(report, order):
-    """The lines under the ranking: the noise, the rounds, the reference."""
+    """The lines under the ranking: the noise, the rounds, the reference, the ranks."""
     rounds, ref = report["rounds"], report["reference"]
     out = ["interval: the samples' minimum to their median in this run; a rank shared "
            "(=) or a ratio with ~ is a tie within it"]
+    if report.get("ranks", 1) > 1 or "mpi" in report:
+        mpi = report["mpi"]
+        out.append(f"ranks: {report['ranks']} ({mpi['implementation']} {mpi['version']}); "
+                   "each time is the slowest rank's, between barriers" + (
+                       "; OVERSUBSCRIBED (more ranks than cores): correctness only, the "
+                       "times say nothing" if report.get("oversubscribed") else ""))
     if len(order) > 1:
         out.append(f"rounds: {rounds['run']}, " + (
             "the fastest two told apart" if rounds["settled"] else

@@ -27,6 +27,11 @@ import numpy as np
 from ..circuits import Instruction, swap
 from ..fused import stages
 
+#: How the local qubit sent away is chosen: "furthest" (Belady's rule, the plan that is
+#: run) or "lowest" (the lowest local bit the stretch does not need: another choice of
+#: global qubits with the same result, which checks a run no single process can hold).
+EVICTIONS = ("furthest", "lowest")
+
 
 class Local(NamedTuple):
     """Gates run on every rank's slice, on physical bits (those >= L are global and fixed
@@ -107,10 +112,12 @@ def restrict(inst, fixed):
     return Instruction("phase", np.diag(diag), tuple(q for q, _ in ctrls))
 
 
-def plan(instructions, n, g):
+def plan(instructions, n, g, eviction="furthest"):
     """The steps that run ``instructions`` on n qubits over 2**g ranks, starting and
     ending in the usual layout (qubit q at bit q). ValueError where a gate needs more
-    qubits at hand than a slice holds."""
+    qubits at hand than a slice holds. ``eviction``: one of :data:`EVICTIONS`."""
+    if eviction not in EVICTIONS:
+        raise ValueError(f"eviction must be one of {EVICTIONS}, got {eviction!r}")
     local = n - g
     if g < 0 or local < 1:
         raise ValueError(f"{n} qubits cannot be split over 2**{g} ranks: each rank must hold "
@@ -134,7 +141,8 @@ def plan(instructions, n, g):
     for k, (taken, active) in enumerate(cut):
         for q in sorted(active):
             if where[q] >= local:
-                swap(_evict(where, local, active, [a for _, a in cut[k + 1:]]), where[q])
+                ahead = [a for _, a in cut[k + 1:]] if eviction == "furthest" else []
+                swap(_evict(where, local, active, ahead, eviction), where[q])
         steps.append(Local(tuple(_physical(inst, where) for inst in taken)))
     # the end: qubit q's amplitudes at moved.get(q, q) (the SWAP gates' relabelling)
     target = [moved.get(q, q) for q in range(n)]
@@ -143,19 +151,22 @@ def plan(instructions, n, g):
         if where[q] == G:
             continue
         if where[q] >= local:  # global elsewhere: through a local bit first
-            swap(_evict(where, local, set(), []), where[q])
+            swap(_evict(where, local, set(), [], eviction), where[q])
         swap(where[q], G)
     steps.append(Local(tuple(_local_swaps(where, target))))
     return Plan(n, g, tuple(s for s in steps if not (isinstance(s, Local) and not s.gates)))
 
 
-def _evict(where, local, active, ahead):
-    """The local bit to send away: holding a qubit the stretch does not need, the one
-    needed again furthest ahead (never, best); the highest bit between equals, whose
-    halves are the longest contiguous runs to send."""
+def _evict(where, local, active, ahead, eviction):
+    """The local bit to send away, holding a qubit the stretch does not need: the one
+    needed again furthest ahead (never, best), the highest bit between equals, whose
+    halves are the longest contiguous runs to send; or ("lowest") the lowest such bit."""
+    candidates = [q for q in range(len(where)) if where[q] < local and q not in active]
+    if eviction == "lowest":
+        return min(where[q] for q in candidates)
+
     def next_need(q):
         return next((i for i, a in enumerate(ahead) if q in a), len(ahead))
-    candidates = [q for q in range(len(where)) if where[q] < local and q not in active]
     q = max(candidates, key=lambda q: (next_need(q), where[q]))
     return where[q]
 

@@ -55,7 +55,8 @@ class Program:
     ``comm`` calling it together; ``info`` says what it planned and what the last call
     sent."""
 
-    def __init__(self, instructions, n, dtype, comm, max_qubits=fused.DEFAULT_MAX_QUBITS):
+    def __init__(self, instructions, n, dtype, comm, max_qubits=fused.DEFAULT_MAX_QUBITS,
+                 eviction=planning.EVICTIONS[0]):
         self.comm, self.n, self.dtype = comm, fused.check_n(n), np.dtype(dtype)
         if self.dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"mpi runs complex128 and complex64, not {self.dtype}")
@@ -68,7 +69,8 @@ class Program:
             checked.append(inst._replace(matrix=g.matrix, locs=g.locs, ctrl_locs=g.ctrl_locs,
                                          ctrl_vals=g.ctrl_vals))
         self.real = not any(np.any(g.matrix.imag) for g in checked)
-        self.plan = planning.plan(checked, self.n, self.g)  # ValueError: slices too small
+        # ValueError where the slices are too small for a gate
+        self.plan = planning.plan(checked, self.n, self.g, eviction)
         rank = comm.Get_rank()
         fixed = {self.local + j: (rank >> j) & 1 for j in range(self.g)}
         self.steps = []
