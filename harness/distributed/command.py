@@ -10,6 +10,7 @@ killed ends the job (exit 1, the launcher naming the rank).
 """
 
 import sys
+from pathlib import Path
 
 from harness.circuit import command, sources
 from harness.distributed import job, launch
@@ -23,6 +24,8 @@ def main(opts):
         precision = as_precision(opts.precision)
         job.declarations(opts.backends)
         circuit = sources.load(opts.circuit, opts.qubits)
+        if opts.hostfile is not None and not Path(opts.hostfile).is_file():
+            raise command.BadInput(f"--hostfile {opts.hostfile}: no such file")
         job.check(circuit, opts.ranks, precision, opts.hostfile, opts.launcher)
         code = launch.launch(opts.ranks, opts.argv, opts.launcher, opts.hostfile)
     except (ValueError, sources.SourceError, command.BadInput, launch.LaunchError) as exc:

@@ -67,8 +67,6 @@ def command(ranks, args, launcher="mpiexec", hostfile=None):
     path = mpiexec()
     cmd = [path, "-n", str(ranks)]
     if hostfile is not None:
-        if not Path(hostfile).is_file():
-            raise LaunchError(f"--hostfile {hostfile}: no such file")
         cmd += ["--hostfile", str(hostfile)]
     elif oversubscribed(ranks) and _is_open_mpi(path):
         cmd.append("--oversubscribe")  # Open MPI refuses more ranks than cores otherwise
