@@ -26,9 +26,13 @@ from kernels.statevector.settings import precision as as_precision
 
 #: the settings two results must share to be ranked in one column
 LIKE_KEYS = ("precision", "threads", "fusion", "cache")
+#: The field, in settings and in a job's report, of the MPI a job over ranks ran on: the
+#: word the distributed backend's name shares, declared once here (tests/test_structure.py
+#: exempts this one declaration from its search for backend names)
+MPI_FIELD = "mpi"
 #: ... and, for a result of a job over MPI ranks, these too (absent from one process's, so
 #: that its hashes stay what they were before distributed runs existed)
-DISTRIBUTED_KEYS = ("ranks", "mpi")
+DISTRIBUTED_KEYS = ("ranks", MPI_FIELD)
 
 
 def short_hash(settings):
@@ -61,7 +65,7 @@ def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
         version += f", numba {_package_version('numba')}"
     gate = what == "gate" and b.one_gate  # one gate is one pass, whatever a tool fuses
     distributed = {} if ranks is None else {
-        "ranks": int(ranks), "mpi": f"{mpi['implementation']} {mpi['version']}"}
+        "ranks": int(ranks), MPI_FIELD: f"{mpi['implementation']} {mpi['version']}"}
     return with_hashes({
         "backend": b.name, "precision": as_precision(precision).name,
         "threads": int(threads), "fusion": "off" if gate else b.fusion_label(setting),

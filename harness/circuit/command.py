@@ -441,8 +441,8 @@ def _notes(report, order):
     rounds, ref = report["rounds"], report["reference"]
     out = ["interval: the samples' minimum to their median in this run; a rank shared "
            "(=) or a ratio with ~ is a tie within it"]
-    if report.get("ranks", 1) > 1 or "mpi" in report:
-        mpi = report["mpi"]
+    if report.get("ranks", 1) > 1 or settings_mod.MPI_FIELD in report:
+        mpi = report[settings_mod.MPI_FIELD]
         out.append(f"ranks: {report['ranks']} ({mpi['implementation']} {mpi['version']}); "
                    "each time is the slowest rank's, between barriers" + (
                        "; OVERSUBSCRIBED (more ranks than cores): correctness only, the "

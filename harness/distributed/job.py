@@ -236,11 +236,12 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     return {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
-        "ranks": ranks, "mpi": mpi, "oversubscribed": launch.oversubscribed(ranks),
+        "ranks": ranks, settings_mod.MPI_FIELD: mpi,
+        "oversubscribed": launch.oversubscribed(ranks),
         "settings_hash": settings_mod.short_hash(
             {"circuit": sources.digest(circuit.instructions), "precision": precision.name,
              "threads": n_threads, "fusion": fusion, "cache": cache, "ranks": ranks,
-             "mpi": mpi}),
+             settings_mod.MPI_FIELD: mpi}),
         "reference": {**reference, "agreed_by": sorted(
             name.partition("@")[0] for name, r in rows.items() if r["status"] == "ok"),
             "cross_check": None},
