@@ -17,6 +17,8 @@
              exit 0 all agree, 1 a wrong state, 2 bad input
   calibrate  A/A gate runs of one revision against itself: the spreads that set the
              gate's tolerances (harness/gate/tolerances.json)
+  predict    what a circuit would take over R ranks on a described cluster, split into
+             compute (measured here) and communication (the exchange plan over the link)
 """
 
 import argparse
@@ -26,6 +28,7 @@ import sys
 
 from harness import profiles, threads
 from harness.circuit.arguments import circuit_arguments
+from harness.distributed.arguments import predict_arguments
 
 #: command -> (module, function of the parsed options that runs it, whether threads are
 #: pinned to one first). A command's module is imported when it runs, so that one
@@ -40,6 +43,7 @@ COMMANDS = {
     "gate": ("harness.gate.command", "command", False),
     "circuit": ("harness.circuit.entry", "main", False),
     "calibrate": ("harness.gate.calibrate", "main", False),
+    "predict": ("harness.distributed.predict", "main", False),
 }
 
 
@@ -88,6 +92,8 @@ def main(argv=None):
     p.add_argument("--write", action="store_true",
                    help="store the spreads in harness/gate/tolerances.json")
     p.set_defaults(command="calibrate")
+    predict_arguments(sub.add_parser("predict", help="a circuit over R ranks on a described "
+                                     "cluster: compute and communication, predicted"))
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]

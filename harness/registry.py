@@ -34,6 +34,9 @@ def simulator(name):
     """The backend ``name``: a backend's name (``qulacs``), or an adapter's module name in
     the adapters' registry (``qulacs_sim``, a plugin's entry-point name). ValueError
     naming the known backends otherwise."""
+    mine = own()  # ours are known without importing a single tool's adapter
+    if name in mine:
+        return mine[name]
     found = simulators()
     if name in found:
         return found[name]

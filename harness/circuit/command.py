@@ -54,7 +54,6 @@ class BadInput(Exception):
 def _declarations(spec):
     """The backends asked for (``--backends``; default every one that is not a reference,
     which validates the others), in registry order and each once."""
-    known = registry.simulators()
     if not spec:
         return [b for b in registry.single_process() if b.role != "reference"]
     names = [s.strip() for s in spec.split(",") if s.strip()]
@@ -66,7 +65,7 @@ def _declarations(spec):
             unknown.append(name)
     if unknown or not names:
         raise BadInput(f"unknown backend(s) {', '.join(unknown) or '(none given)'}; "
-                       f"known: {', '.join(known)}")
+                       f"known: {', '.join(registry.simulators())}")
     return list({b.name: b for b in found}.values())
 
 

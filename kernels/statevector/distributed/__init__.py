@@ -8,6 +8,7 @@ from .program import (  # noqa: F401 - the backend's API
     BACKEND,
     MAX_RANKS,
     MpiRunner,
+    Placement,
     Program,
     compile,
     gather,

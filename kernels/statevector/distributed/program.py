@@ -113,6 +113,31 @@ class Program:
         return state
 
 
+    def compute(self, state):
+        """The rank's arithmetic alone: the stretches run on ``state`` (a slice), the
+        exchanges left out. What the rank computes, for a prediction (harness
+        predict); the state it leaves is not the circuit's."""
+        fused.check_state(state, self.local, self.dtype, self.real, "mpi")
+        for step in self.steps:
+            if not isinstance(step, planning.Exchange):
+                step(state)
+        return state
+
+
+class Placement:
+    """A rank's place in a job that is not running: its number and the job's size, all a
+    program needs to be planned and compiled for that rank (no message is sent)."""
+
+    def __init__(self, rank, size):
+        self.rank, self.size = rank, size
+
+    def Get_rank(self):  # noqa: N802 - mpi4py's communicator method names
+        return self.rank
+
+    def Get_size(self):  # noqa: N802
+        return self.size
+
+
 def compile(instructions, n, dtype=np.complex128, comm=None,
             max_qubits=fused.DEFAULT_MAX_QUBITS):
     """The program that runs ``instructions`` on an n-qubit state split over ``comm``'s

@@ -1,0 +1,174 @@
+"""``python -m harness predict SOURCE --ranks R [--nodes K] [--link-gbps B] [--latency-us L]``:
+what a circuit would take on a described cluster, split into compute and communication.
+
+- **Compute**, per rank: the distributed backend's stretches for that rank (its gates
+  restricted to its bits), run here on a slice of the rank's size where one fits
+  (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last rank, whose
+  global bits are all 0 and all 1 (a control on a global qubit skips a gate on one of
+  them). A larger slice is modelled: its passes over the slice times the bytes a pass
+  moves, at the in-place bandwidth of this machine's memory measured now (a lower bound:
+  the fused stages also compute).
+- **Communication**, from the exchange plan: each exchange moves half a slice each way
+  in messages of at most the exchange's chunk. The R ranks sit K to a node in order, so
+  an exchange on global bit j stays inside a node when 2**j < R/K (at this machine's
+  in-place memory bandwidth, measured) and crosses the link otherwise, where the R/K
+  ranks of a node share the node's link: bytes * (R/K) / link + messages * latency.
+
+Times assume one rank per core and the ranks of a node not slowing each other's memory
+traffic; the output says so.
+"""
+
+import functools
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from harness.circuit import command, sources
+from harness.distributed.arguments import LATENCY_US, LINK_GBPS
+from harness.statevector import levels
+from harness.timing import best_seconds, format_seconds
+from kernels.statevector import distributed, states
+from kernels.statevector.distributed.exchange import chunk_amplitudes
+
+#: Slices up to this many qubits are run here to measure a rank's compute (1 GiB in
+#: complex128); larger ones are modelled from their passes.
+MEASURED_QUBITS = 26
+def _checked(ranks, nodes, link_gbps, latency_us):
+    try:
+        g = distributed.global_qubits(ranks)
+    except ValueError as exc:
+        raise command.BadInput(f"--ranks: {exc}") from None
+    if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1 or ranks % nodes:
+        raise command.BadInput(f"--nodes must divide the ranks ({ranks}), got {nodes!r}")
+    if not (link_gbps > 0 and math.isfinite(link_gbps)):
+        raise command.BadInput(f"--link-gbps must be a positive number, got {link_gbps!r}")
+    if not (latency_us >= 0 and math.isfinite(latency_us)):
+        raise command.BadInput(f"--latency-us must be a number >= 0, got {latency_us!r}")
+    return g
+
+
+def _compute(circuit, ranks, precision):
+    """(seconds, how, passes): a rank's compute, measured or modelled (module docstring)."""
+    n, g = circuit.n, distributed.global_qubits(ranks)
+    local = n - g
+    slice_bytes = precision.itemsize << local
+    programs = [distributed.Program(circuit.instructions, n, precision.dtype,
+                                    distributed.Placement(rank, ranks))
+                for rank in sorted({0, ranks - 1})]
+    passes = max(p.info["passes"] for p in programs)
+    try:
+        states.check_fits(local, precision.dtype, copies=3)
+        fits = local <= MEASURED_QUBITS
+    except MemoryError:
+        fits = False
+    if fits:
+        seconds = 0.0
+        state = states.aligned(np.zeros(1 << local, precision.dtype), precision.dtype)
+        for program in programs:
+            state[:] = 0
+            state[0] = 1
+            seconds = max(seconds, best_seconds(functools.partial(program.compute, state),
+                                                repeat=3, max_seconds=10.0))
+        return seconds, "measured here, one process", passes
+    gbs = levels.inplace_gbs("DRAM")
+    return (passes * 2 * slice_bytes / (gbs * 1e9),
+            f"modelled: {passes} passes at {gbs:.1f} GB/s in-place (measured here)", passes)
+
+
+def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs):
+    """{"intra": {...}, "inter": {...}, "seconds"}: the exchanges inside a node and over
+    the link, each with its count, bytes and messages per rank and seconds."""
+    local = plan.n - plan.g
+    half = (precision.itemsize << local) // 2
+    messages = math.ceil(((1 << local) // 2) / chunk_amplitudes(1 << local))
+    per_node = ranks // nodes
+    link = link_gbps * 1e9 / 8  # bytes per second, shared by the node's ranks
+    out = {}
+    for kind in ("intra", "inter"):
+        out[kind] = {"exchanges": 0, "bytes_per_rank": 0, "messages": 0, "seconds": 0.0}
+    for step in plan.steps:
+        if not isinstance(step, distributed.plan.Exchange):
+            continue
+        inside = (1 << (step.glob - local)) < per_node
+        row = out["intra" if inside else "inter"]
+        row["exchanges"] += 1
+        row["bytes_per_rank"] += half
+        row["messages"] += messages
+        # inside a node: a copy through memory (read and write on both ranks)
+        row["seconds"] += (2 * half / (memory_gbs * 1e9) if inside else
+                           half * per_node / link + messages * latency_us * 1e-6)
+    out["seconds"] = out["intra"]["seconds"] + out["inter"]["seconds"]
+    return out
+
+
+def predict(source, qubits=None, ranks=2, nodes=1, link_gbps=LINK_GBPS,
+            latency_us=LATENCY_US, precision="complex128"):
+    """The prediction as a dict (the JSON's shape)."""
+    precision = command.options(precision, "cold", 1, 0.0)
+    g = _checked(ranks, nodes, link_gbps, latency_us)
+    circuit = sources.load(source, qubits)
+    try:
+        plan = distributed.plan.plan(circuit.instructions, circuit.n, g)
+    except ValueError as exc:
+        raise command.BadInput(f"--ranks {ranks}: {exc}") from None
+    started = time.perf_counter()
+    compute, how, passes = _compute(circuit, ranks, precision)
+    memory_gbs = levels.inplace_gbs("DRAM")
+    comm = _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs)
+    total = compute + comm["seconds"]
+    return {
+        "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
+        "precision": precision.name, "ranks": ranks, "nodes": nodes,
+        "link_gbps": link_gbps, "latency_us": latency_us,
+        "slice_bytes": precision.itemsize << (circuit.n - g),
+        "compute": {"seconds": compute, "how": how, "passes": passes},
+        "communication": comm, "memory_gbs": memory_gbs,
+        "seconds": total, "comm_share": comm["seconds"] / total if total else 0.0,
+        "measured_in": time.perf_counter() - started,
+    }
+
+
+def table(report):
+    c, comm = report["compute"], report["communication"]
+    mib = 2 ** 20
+    lines = [
+        f"circuit {report['circuit']}: {report['qubits']} qubits, {report['gates']} gates, "
+        f"{report['precision']}; {report['ranks']} ranks on {report['nodes']} node"
+        f"{'s' if report['nodes'] > 1 else ''}, slices of "
+        f"{report['slice_bytes'] / mib:.1f} MiB",
+        f"  predicted   {format_seconds(report['seconds']):>10}  "
+        f"({100 * report['comm_share']:.0f}% communication)",
+        f"  compute     {format_seconds(c['seconds']):>10}  per rank, {c['passes']} passes "
+        f"over its slice ({c['how']})",
+    ]
+    for kind, words in (("intra", "inside a node"), ("inter", "over the link")):
+        row = comm[kind]
+        lines.append(f"  {kind + '-node':<11} {format_seconds(row['seconds']):>10}  "
+                     f"{row['exchanges']} exchanges {words}, {row['bytes_per_rank'] / mib:.1f} "
+                     f"MiB and {row['messages']} messages per rank")
+    lines.append(f"  link {report['link_gbps']:g} Gb/s per node shared by its "
+                 f"{report['ranks'] // report['nodes']} ranks, {report['latency_us']:g} us a "
+                 f"message; memory {report['memory_gbs']:.1f} GB/s in-place (measured here). "
+                 "One rank per core, ranks not slowing each other's memory traffic.")
+    return "\n".join(lines)
+
+
+def main(opts):
+    try:
+        report = predict(opts.circuit, opts.qubits, opts.ranks, opts.nodes, opts.link_gbps,
+                         opts.latency_us, opts.precision)
+    except (sources.SourceError, command.BadInput) as exc:
+        print(f"predict: {exc}", file=sys.stderr)
+        return 2
+    print(table(report))
+    if opts.json:
+        try:
+            Path(opts.json).write_text(json.dumps(report, indent=1) + "\n")
+        except OSError as exc:
+            print(f"predict: cannot write: {exc}", file=sys.stderr)
+            return 2
+    return 0
