@@ -16,6 +16,10 @@ LEVEL_BANDWIDTH = "machine.LevelBandwidth.track_inplace_bandwidth"
 FUSED_TIME = "statevector_fusion.FusedCircuit.time_circuit"
 FUSED64_TIME = "statevector_fusion.FusedCircuitComplex64.time_circuit"
 FUSED_PASSES = "statevector_fusion.FusedPasses.track_passes"
+DISTRIBUTED_TIME = "statevector_distributed.Distributed.track_seconds"
+DISTRIBUTED_MEDIAN = "statevector_distributed.Distributed.track_seconds_median"
+DISTRIBUTED_COMM = "statevector_distributed.Distributed.track_comm_share"
+DISTRIBUTED_BYTES = "statevector_distributed.Distributed.track_bytes_per_rank"
 
 # AD
 AD_GRADIENT = "ad_problems.Gradient.time_gradient"

@@ -34,6 +34,9 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [8],
         "fusion_settings": [0, 2],
+        "distributed_circuits": ["lib:qft"],
+        "distributed_qubits": [10],
+        "distributed_ranks": [1, 2],
         "thread_qubits": [12],
         "complex64_qubits": [10],
         "variational_qubits": [4, 6],
@@ -73,6 +76,11 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [18],
         "fusion_settings": [0, 4],
+        # one MPI job per case, 5-10 s each: two circuits at 20 over 1 and 2 ranks, strong
+        # and weak (full: five circuits at 22 and 26 on up to 4 ranks)
+        "distributed_circuits": ["lib:qft", "lib:qcbm"],
+        "distributed_qubits": [20],
+        "distributed_ranks": [1, 2],
         "thread_qubits": [20],
         "peer_thread_qubits": [20],
         # thread scaling of a one-qubit gate and a controlled one (full: X and Rx too)
@@ -108,6 +116,10 @@ PROFILES = {
     },
     "full": {
         "rounds": 2,
+        "distributed_circuits": ["lib:qft", "lib:qcbm", "lib:qv", "lib:random",
+                                 "mqt:qftentangled"],
+        "distributed_qubits": [22, 26],
+        "distributed_ranks": [1, 2, 4],
         "gate_qubits": list(range(4, 26)),
         "call_qubits": [4, 8, 12, 16],
         "circuits": ["lib:*", "mqt:*"],
@@ -189,6 +201,9 @@ KEYS = {
     "fusion_circuits": "the fusion suite's circuits",
     "fusion_qubits": "sizes of the fusion suite",
     "fusion_settings": "the fusion settings it runs (absent: every declared one)",
+    "distributed_circuits": "the distributed suite's circuits (one MPI job per case)",
+    "distributed_qubits": "its n: strong scaling's, and weak scaling's at the most ranks",
+    "distributed_ranks": "its ranks (jobs with more ranks than cores are skipped)",
     "thread_qubits": "sizes of the thread-scaling suite",
     "peer_thread_qubits": "the peers' sizes in the thread-scaling suite",
     "thread_gates": "the gates of the thread-scaling suite (absent: X, H, Rx, CNOT)",

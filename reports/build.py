@@ -7,6 +7,7 @@ from pathlib import Path
 from harness import ids, results
 from harness.ad import eval_tables
 from harness.ad import tables as ad_tables
+from harness.distributed import tables as distributed_tables
 from harness.statevector import fusion_tables
 from harness.statevector import tables as sv_tables
 from harness.tables import takes_settings
@@ -69,6 +70,13 @@ SECTIONS = (
         ("table", "fusion_bandwidth", "Fused circuits: effective bandwidth (passes made) "
          "against the yardstick of the memory level the state sits in",
          fusion_tables.bandwidth, [ids.FUSED_TIME, ids.FUSED_PASSES, ids.LEVEL_BANDWIDTH]),
+    ]),
+    ("State vector: distributed over MPI ranks", [
+        ("figure", "distributed", "Speed-up and efficiency against MPI ranks",
+         sv.distributed_figure, [ids.DISTRIBUTED_TIME]),
+        ("table", "distributed_scaling", "Strong and weak scaling: time, speed-up, "
+         "efficiency, communication, bytes sent", distributed_tables.scaling,
+         [ids.DISTRIBUTED_TIME]),
     ]),
     ("State vector: memory bandwidth and threads", [
         ("figure", "bandwidth", "Effective bandwidth against n", sv.bandwidth_figure,

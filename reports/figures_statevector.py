@@ -1,13 +1,15 @@
 """State-vector figures: each gate's time relative to qulacs over n (the simulator seed's
 figure) beside its absolute time; each circuit's time over the fastest backend's, per
 backend and precision (a heatmap); effective bandwidth against the machine's copy
-bandwidth; thread scaling. Each function takes the asv Results and the output folder and
-returns [(caption, png file name)]."""
+bandwidth; thread scaling; distributed scaling. Each function takes the asv Results and
+the output folder and returns [(caption, png file name)]."""
 
 import numpy as np
 from matplotlib.colors import LogNorm
 
 from harness import ids, registry, results
+from harness.distributed import tables as distributed_tables
+from harness.distributed.scaling import SCALINGS
 from harness.statevector import tables
 from harness.statevector.tables import effective_gbs
 from reports._plot import grid, save
@@ -161,3 +163,29 @@ def _heat_colours():
     """Light for the fastest, dark for the slowest; cells with no result are grey."""
     from matplotlib import colormaps
     return colormaps["YlOrRd"].with_extremes(bad="#eeeeee")
+
+
+def distributed_figure(res, out):
+    """Strong and weak scaling of the distributed backends: per scaling, the speed-up
+    (strong) or efficiency (weak) against ranks, one line per circuit and backend, with
+    the ideal."""
+    rows = distributed_tables.rows(res)
+    fig, axes = grid(len(SCALINGS))
+    for ax, scaling in zip(axes, SCALINGS):
+        mine = [r for r in rows if r[0] == scaling and r[7] is not None]
+        ranks = sorted({r[4] for r in mine})
+        for circuit, backend in _ordered((r[1], r[3]) for r in mine):
+            points = [(r[4], r[7] if scaling == "strong" else r[8]) for r in mine
+                      if r[1] == circuit and r[3] == backend]
+            ax.plot(*zip(*sorted(points)), label=f"{circuit} ({backend})",
+                    **plot_style(backend))
+        if ranks:
+            ideal = ranks if scaling == "strong" else [1.0] * len(ranks)
+            ax.plot(ranks, ideal, color="grey", linestyle="--", label="ideal")
+        _finish(ax, xlabel="MPI ranks", xticks=ranks,
+                ylabel="speed-up vs 1 rank" if scaling == "strong" else "efficiency",
+                title=f"{scaling} scaling")
+        ax.set_ylim(bottom=0)  # a loss of efficiency shown at its size
+    return [("Distributed state vectors: strong scaling's speed-up (the same n) and weak "
+             "scaling's efficiency (one slice size per rank) against MPI ranks",
+             save(fig, out / "distributed.png"))]

@@ -22,6 +22,7 @@ VARIATIONAL = [["12", "14"], ["'adjoint'", "'param_shift'", "'lightning'"]]
 INFO = {"cpu": "Fake CPU 9000", "num_cpu": "8", "ram": str(16 * 2**30)}
 
 
+DISTRIBUTED = [["'strong'", "'weak'"], ["'lib:qft'"], ["20"], ["1", "2"], ["'mpi'"]]
 #: QFT at 8 and 12 qubits on stride, qulacs and a peer that ran at 12 only
 CIRCUITS = [["'QFT'"], ["8", "12"], ["'stride'", "'qulacs'", "'cirq'"]]
 CIRCUIT_TIMES = [1e-4, 2e-4, math.nan, 4e-3, 5e-3, 2e-3]
@@ -61,6 +62,12 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
         fake_results.add(res, key, VARIATIONAL, values)
     fake_results.add(res, ids.VARIATIONAL_ENERGY, [["12", "14"], ["'ours'", "'lightning'"]],
                      [3e-3, 4e-3, 1e-2, 1.2e-2])
+    # strong at 20 on 1 and 2 ranks; weak at 19 (1 rank) and 20 (2 ranks)
+    for key, values in ((ids.DISTRIBUTED_TIME, [1.0, 0.6, 0.5, 0.6]),
+                        (ids.DISTRIBUTED_MEDIAN, [1.1, 0.66, 0.55, 0.66]),
+                        (ids.DISTRIBUTED_COMM, [0.0, 0.3, 0.0, 0.3]),
+                        (ids.DISTRIBUTED_BYTES, [0, 3 * 2**22, 0, 3 * 2**22])):
+        fake_results.add(res, key, DISTRIBUTED, values)
     if not chunks:
         res.remove_result(ids.AD_CHUNK)
     for name in skipped:
@@ -84,7 +91,8 @@ def test_page_links_every_figure_and_table(full):
     assert said == []
     pngs = re.findall(r'<img src="([^"]+)"', text)
     assert sorted(pngs) == ["ad_chunks.png", "ad_evals.png", "bandwidth.png",
-                            "circuits_complex128.png", "circuits_complex64.png", "gate_H.png",
+                            "circuits_complex128.png", "circuits_complex64.png",
+                            "distributed.png", "gate_H.png",
                             "gate_X.png", "threads.png", "variational_gradient.png",
                             "variational_memory.png"]
     for png in pngs:
@@ -97,7 +105,7 @@ def test_page_links_every_figure_and_table(full):
             "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
             "variational_memory.md", "variational_energies.md", "fusion_ratios.md",
             "fusion_bandwidth.md", "ad_eval_times.md", "ad_eval_ratios.md",
-            "ad_eval_targets.md"} <= set(mds)
+            "ad_eval_targets.md", "distributed_scaling.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -360,3 +368,16 @@ def test_fusion_tables_rank_the_fused_backend_and_count_its_passes(tmp_path):
     yard = {"L2": 60.0, "L3": 30.0, "DRAM": 20.0}[level]
     assert (f"| lib:qcbm | 20 | complex128 | 4 | 16 | 100 ms | {gbs:.1f} | {level} | "
             f"{100 * gbs / yard:.0f}% |") in fusion_tables.bandwidth(loaded)
+
+
+def test_distributed_scaling_holds_speedup_and_efficiency(full):
+    _, out, _ = full
+    text = (out / "distributed_scaling.md").read_text()
+    # strong: 1 s on one rank, 0.6 s on two: speed-up 1.67, efficiency 83%; 30% of it
+    # in communication, 12 MiB sent per rank
+    assert "| strong | lib:qft | 20 | mpi | 2 | 600 ms | 600 ms - 660 ms | 1.67 | 83% | 30% " \
+           "| 12.0 |" in text
+    # weak: 19 qubits on one rank (0.5 s), 20 on two (0.6 s): efficiency 83%
+    assert "| weak | lib:qft | 19 | mpi | 1 | 500 ms |" in text
+    assert "| weak | lib:qft | 20 | mpi | 2 | 600 ms | 600 ms - 660 ms | 1.67 | 83% |" in text
+    assert (out / "distributed.png").is_file()
