@@ -23,7 +23,7 @@ def circuit_arguments(p):
                         "earlier once the fastest two are told apart)")
     p.add_argument("--budget", type=float, default=30.0,
                    help="seconds of timing after which no new round starts (default 30), once "
-                        "every backend has two samples")
+                        "every backend has two samples (one where a call takes longer)")
     p.add_argument("--cache", default="cold", choices=CACHE_REGIMES,
                    help="cold: caches flushed before every timed call (default); warm: "
                         "each timed call follows one on the same state")

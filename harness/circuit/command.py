@@ -39,8 +39,9 @@ from kernels.statevector.settings import precision as as_precision
 #: Most seconds of timed calls each backend gets, judged from its first call; it gets at
 #: least MIN_SAMPLES.
 SECONDS_PER_BACKEND = 2.0
-#: Samples every backend gets whatever the budget (unless --rounds is smaller): one sample
-#: has no spread, so its interval would say nothing and it could never be told apart.
+#: Samples every backend gets whatever the budget (unless --rounds is smaller, or one call
+#: takes longer than the whole budget): one sample has no spread, so its interval would
+#: say nothing and it could never be told apart.
 MIN_SAMPLES = 2
 #: Rounds before the fastest two may be called settled.
 MIN_ROUNDS = 3
@@ -223,8 +224,11 @@ def _time(prepared, vec, hold, cache, max_rounds, budget, clock=None, held=None)
             samples[name].append(clock.measure(functools.partial(_call, runner, state,
                                                                  program)))
             if len(samples[name]) == 1:  # slow backends get fewer samples
-                share = SECONDS_PER_BACKEND // max(samples[name][0], 1e-9)
-                wanted[name] = int(min(max_rounds, max(MIN_SAMPLES, share)))
+                first = samples[name][0]
+                share = SECONDS_PER_BACKEND // max(first, 1e-9)
+                # one call longer than the whole budget: that one sample is all it gets
+                least = MIN_SAMPLES if first <= budget else 1
+                wanted[name] = int(min(max_rounds, max(least, share)))
         rounds += 1
         settled = rounds >= MIN_ROUNDS and _told_apart(samples)
         exhausted = all(len(samples[n]) >= wanted[n] for n in names)

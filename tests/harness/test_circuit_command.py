@@ -15,6 +15,7 @@ import adapters
 from adapters.simulators._base import declaration
 from harness import registry
 from harness.__main__ import main
+from harness.circuit import command as circuit_command
 from kernels.statevector import circuits, naive
 
 pytest.importorskip("qiskit")
@@ -245,14 +246,19 @@ def test_ranking_marks_ties():
     assert ranking.headline(rows) == ("a ~ b", "c x2.00")
 
 
-@pytest.mark.parametrize("rounds, expected", [(20, 2), (1, 1)])
-def test_every_row_gets_two_samples_whatever_the_budget(capsys, tmp_path, rounds, expected):
+@pytest.mark.parametrize("rounds, budget, expected", [(20, 0.01, 2), (1, 0.01, 1),
+                                                      (20, 1e-9, 1)])
+def test_every_row_gets_two_samples_whatever_the_budget(capsys, monkeypatch, tmp_path,
+                                                        rounds, budget, expected):
     # A spent budget ends the rounds only once every row has two samples (one sample has
-    # no spread); --rounds 1 asks for one and gets one.
+    # no spread); --rounds 1 asks for one, and a slow backend whose one call is longer
+    # than the whole budget gets that one. Every backend is made "slow" here: its share
+    # of time per backend is less than one call.
+    monkeypatch.setattr(circuit_command, "SECONDS_PER_BACKEND", 1e-12)
     out_json = tmp_path / "r.json"
     code, _, err = run_cli(capsys, "lib:ghz", "--qubits", 6, "--backends", "stride,loop",
-                           "--budget", 0, "--rounds", rounds, "--json", out_json)
+                           "--budget", budget, "--rounds", rounds, "--json", out_json)
     assert code == 0, err
     report = json.loads(out_json.read_text())
     assert report["rounds"]["run"] == expected
-    assert not report["rounds"]["settled"] or expected > 1
+    assert {r["samples"] for r in report["backends"].values()} == {expected}
