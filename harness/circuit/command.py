@@ -201,6 +201,8 @@ def _time(prepared, vec, hold, cache, max_rounds, budget, clock=None, held=None)
     (after :data:`MIN_ROUNDS`), every backend has its share of samples, ``max_rounds``
     rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`. ``held``:
     the states to run on, where the caller made them ({name: state})."""
+    if not prepared:  # every backend skipped, refused or wrong: nothing to time
+        return {}, 0, False
     clock = clock or Clock()
     flush = _Flush() if cache == "cold" else None
     if held is None:

@@ -262,3 +262,13 @@ def test_every_row_gets_two_samples_whatever_the_budget(capsys, monkeypatch, tmp
     report = json.loads(out_json.read_text())
     assert report["rounds"]["run"] == expected
     assert {r["samples"] for r in report["backends"].values()} == {expected}
+
+
+def test_nothing_left_to_time_is_a_table_not_a_crash(capsys, tmp_path):
+    # naive's circuit limit refuses 12 qubits: no row is timed, the run still reports
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:ghz", "--qubits", 12, "--backends", "naive",
+                             "--json", out_json)
+    assert code == 0, err
+    assert "refused: naive" in out
+    assert json.loads(out_json.read_text())["rounds"]["run"] == 0
