@@ -167,17 +167,20 @@ def _heat_colours():
 
 def distributed_figure(res, out):
     """Strong and weak scaling of the distributed backends: per scaling, the speed-up
-    (strong) or efficiency (weak) against ranks, one line per circuit and backend, with
-    the ideal."""
+    (strong) or efficiency (weak) against ranks, one line per circuit and backend (the
+    backend's colour and marker, a line style per circuit), with the ideal."""
     rows = distributed_tables.rows(res)
     fig, axes = grid(len(SCALINGS))
     for ax, scaling in zip(axes, SCALINGS):
         mine = [r for r in rows if r[0] == scaling and r[7] is not None]
         ranks = sorted({r[4] for r in mine})
+        circuits = _ordered(r[1] for r in mine)
         for circuit, backend in _ordered((r[1], r[3]) for r in mine):
             points = [(r[4], r[7] if scaling == "strong" else r[8]) for r in mine
                       if r[1] == circuit and r[3] == backend]
+            # the backend's colour and marker, a line style per circuit
             ax.plot(*zip(*sorted(points)), label=f"{circuit} ({backend})",
+                    linestyle=LINES[circuits.index(circuit) % len(LINES)],
                     **plot_style(backend))
         if ranks:
             ideal = ranks if scaling == "strong" else [1.0] * len(ranks)
