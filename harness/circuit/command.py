@@ -415,7 +415,8 @@ def table(report):
             lines.append(
                 f"{name}: {c['exchanges']} exchanges, {c['bytes_per_rank'] / 2**20:.1f} MiB "
                 f"sent per rank, {format_seconds(c['seconds'])} in communication "
-                f"({100 * c['seconds'] / r['seconds']:.0f}% of {format_seconds(r['seconds'])})"
+                f"({100 * c['seconds'] / r['seconds']:.0f}% of {format_seconds(r['seconds'])}"
+                f"; {format_seconds(c['wait_seconds'])} of it waiting for a partner)"
                 f", peak {r['peak_bytes_per_rank'] / 2**20:.1f} MiB per rank")
     for name, r in rows.items():
         f = r.get("program") or {}
@@ -452,6 +453,12 @@ def _notes(report, order):
                    "each time is the slowest rank's, between barriers" + (
                        "; OVERSUBSCRIBED (more ranks than cores): correctness only, the "
                        "times say nothing" if report.get("oversubscribed") else ""))
+        link = report.get("exchange")
+        if link:
+            out.append(f"exchange: {link['exchange_gbs']:.2f} GB/s sent per rank, "
+                       f"{link['ratio']:.2f}x one process's copy of as many bytes "
+                       f"({link['copy_gbs']:.2f} GB/s; {link['bytes'] >> 20} MiB halves, "
+                       "measured in this job)")
     if len(order) > 1:
         out.append(f"rounds: {rounds['run']}, " + (
             "the fastest two told apart" if rounds["settled"] else

@@ -16,6 +16,9 @@ rank times each call between barriers and all take the slowest rank's time, so t
 make the same decisions; rank 0 decides when the budget is spent. Each row adds what its
 last call sent (``comm``: exchanges, bytes per rank, seconds in communication, the
 slowest rank's) and its peak memory per rank (the slice and the buffers it allocated).
+The report also says how fast this job's MPI exchanges a slice's half against one
+process copying as many bytes (``exchange``, :func:`kernels.statevector.distributed.
+exchange.bandwidth`), both measured in the job.
 """
 
 import json
@@ -35,6 +38,7 @@ from harness.errors import Unavailable
 from harness.statevector import backends
 from harness.statevector import validate as sv_validate
 from kernels.statevector import distributed, fused, states
+from kernels.statevector.distributed import exchange
 from kernels.statevector.distributed.plan import EVICTIONS
 
 #: Up to this many qubits every distributed run is checked against the single-process
@@ -210,6 +214,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     ranks = comm.Get_size()
     mpi = distributed.implementation()
     expected, reference = _reference(circuit, comm)
+    link = exchange.bandwidth(comm, precision.dtype)  # before the rows' slices exist
     if not reference.pop("slices"):
         expected = False  # every rank checks against a second plan
     rows, prepared, held = {}, {}, {}
@@ -225,7 +230,8 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
                                                  clock=RankClock(comm), held=held)
     for name, (runner, _) in prepared.items():
         comm_stats = dict(runner.info["comm"])
-        comm_stats["seconds"] = comm.allreduce(comm_stats["seconds"], op=_max())
+        for key in ("seconds", "wait_seconds"):  # the slowest rank's, each
+            comm_stats[key] = comm.allreduce(comm_stats[key], op=_max())
         rows[name]["comm"] = comm_stats
         rows[name]["peak_bytes_per_rank"] = runner.info["peak_bytes_per_rank"]
     if comm.Get_rank() != 0:
@@ -237,7 +243,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
         "ranks": ranks, settings_mod.MPI_FIELD: mpi,
-        "oversubscribed": launch.oversubscribed(ranks),
+        "oversubscribed": launch.oversubscribed(ranks), "exchange": link,
         "settings_hash": settings_mod.short_hash(
             {"circuit": sources.digest(circuit.instructions), "precision": precision.name,
              "threads": n_threads, "fusion": fusion, "cache": cache, "ranks": ranks,

@@ -84,7 +84,7 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
     the link, each with its count, bytes and messages per rank and seconds."""
     local = plan.n - plan.g
     half = (precision.itemsize << local) // 2
-    messages = math.ceil(((1 << local) // 2) / chunk_amplitudes(1 << local))
+    messages = math.ceil(((1 << local) // 2) / chunk_amplitudes(1 << local, precision.itemsize))
     per_node = ranks // nodes
     link = link_gbps * 1e9 / 8  # bytes per second, shared by the node's ranks
     out = {}

@@ -33,11 +33,16 @@ def test_a_job_over_two_ranks_reports_from_rank_zero(capfd, tmp_path):
     assert row["comm"]["exchanges"] > 0  # qcbm's Rx layers mix the global qubit
     assert row["comm"]["bytes_per_rank"] == row["comm"]["exchanges"] * 2**9 * 8 // 2
     assert row["peak_bytes_per_rank"] >= 2**9 * 8
+    assert 0 <= row["comm"]["wait_seconds"] <= row["comm"]["seconds"]
+    # the job measured its exchange against a copy of as many bytes
+    link = report["exchange"]
+    assert link["bytes"] > 0 and link["exchange_gbs"] > 0 and link["copy_gbs"] > 0
+    assert link["ratio"] == pytest.approx(link["exchange_gbs"] / link["copy_gbs"])
     assert row["settings"]["ranks"] == 2 and "MPI" in row["settings"]["mpi"]
     assert report["reference"]["backend"] and report["reference"]["agreed_by"] == ["mpi"]
     # one table, printed once (by rank 0), with the ranks and what was sent
     assert out.count("rank  backend") == 1
-    assert "ranks: 2 (" in out and "exchanges" in out
+    assert "ranks: 2 (" in out and "exchanges" in out and "one process's copy" in out
 
 
 @pytest.mark.parametrize("args, message", [

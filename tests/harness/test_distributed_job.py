@@ -36,6 +36,7 @@ def test_against_the_reference():
     assert row["status"] == "ok" and row["max_error"] < 1e-12
     assert report["reference"]["backend"] not in (None, "mpi")
     assert report["ranks"] == 1 and row["comm"]["exchanges"] == 0
+    assert report["exchange"] is None  # nothing to exchange with
 
 
 def test_against_the_fused_backend_above_the_reference_size(monkeypatch):

@@ -20,7 +20,7 @@ from ..compiled._plan import NUMBA_DTYPES
 from ..fused import program as fused
 from ..runner import KernelRunner, kernel_runner
 from . import plan as planning
-from .exchange import MAX_MESSAGE, Exchanger
+from .exchange import MESSAGE_BYTES, Exchanger
 
 #: The most ranks a state is split over (the issue's range; 2**6 global qubits).
 MAX_RANKS = 64
@@ -211,4 +211,4 @@ BACKEND = Backend(
     describe={"driven": "kernels.statevector.distributed.compile, once; every rank calls "
                         "the program on its slice",
               "exchange": "pairwise half-slice swaps (MPI Sendrecv), chunks of at most "
-                          f"1/8 slice or 2**{MAX_MESSAGE.bit_length() - 1} amplitudes"})
+                          f"1/8 slice or {MESSAGE_BYTES >> 10} KiB"})

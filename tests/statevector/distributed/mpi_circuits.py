@@ -62,6 +62,9 @@ def check(comm, n, seeds):
             if info["comm"]["bytes_per_rank"] != info["exchanges"] * half:
                 problems.append(f"{info['comm']['bytes_per_rank']} bytes sent, expected "
                                 f"{info['exchanges']} half slices")
+            if not 0 <= info["comm"]["wait_seconds"] <= info["comm"]["seconds"]:
+                problems.append(f"waited {info['comm']['wait_seconds']} s of "
+                                f"{info['comm']['seconds']} s in exchanges")
             if size >= 8 and program.exchanger.buffer_bytes > state.nbytes // 4:
                 problems.append(f"exchange buffers of {program.exchanger.buffer_bytes} "
                                 f"bytes for a slice of {state.nbytes}")
