@@ -13,11 +13,12 @@ EXTRAS ?= peers,circuits,mpi,dev
 setup: $(STAMP)
 
 # Reinstall whenever the declared or the pinned dependencies change.
-$(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requirements/pyquest.sh
+$(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requirements/pyquest.sh requirements/pyquest_mpi.sh
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -c requirements/pinned.txt -e '.[$(EXTRAS)]'
 	sh requirements/projectq.sh $(PY) || echo "setup: ProjectQ's C++ simulator did not build; the projectq peer is skipped"
 	sh requirements/pyquest.sh $(PY) || echo "setup: pyquest-develop (QuEST) did not build; the quest peer is skipped"
+	sh requirements/pyquest_mpi.sh $(PY) || echo "setup: QuEST's distributed build did not build; the quest-mpi peer is skipped"
 	touch $@
 
 test: setup  ## the test suite on every core, the slow tests aside

@@ -33,6 +33,7 @@ ADAPTERS = {
     "qibojit_sim": "simulator",
     "projectq_sim": "simulator",
     "quest_sim": "simulator",
+    "quest_mpi_sim": "simulator",
     "torch_ad": "ad",
     "autograd_ad": "ad",
     "jax_ad": "ad",

@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from kernels.statevector import states
 from kernels.statevector._validate import check_gate, check_instruction, matrix_for, state_qubits
 from kernels.statevector.backend import NO_LIMIT, Backend, FusionFacts
 from kernels.statevector.circuits import Instruction
@@ -370,11 +371,22 @@ class AdapterRunner:
     def result(self, state):
         return self.module.to_numpy(state)
 
+    def zero(self, n):
+        """|0...0> on n qubits, the start of a run no full vector was handed to."""
+        return self.load(states.zero_state(n))
+
+    def local(self, state, comm):
+        """This rank's slice of ``state`` as an array, for an adapter that runs as MPI
+        ranks (its ``local_slice``); the whole state otherwise."""
+        if getattr(self.module, "MPI", False):
+            return self.module.local_slice(state, comm)
+        return self.result(state)
+
 
 #: The facts an adapter module may declare besides the interface (NAME, PRECISIONS, FUSION,
 #: SETTINGS, set_threads), each with its value where it says nothing.
 FACTS = {"FUSION_DEFAULT": "not declared", "PACKAGE": None, "DEVICE": "cpu",
-         "MAX_QUBITS": NO_LIMIT, "MAX_QUBITS_REASON": "", "BASELINE": None}
+         "MAX_QUBITS": NO_LIMIT, "MAX_QUBITS_REASON": "", "BASELINE": None, "MPI": False}
 
 
 def declaration(module, role="peer"):
@@ -385,7 +397,8 @@ def declaration(module, role="peer"):
     (the fusion it runs at its default: 0 off, k, or None for a rule of the tool's own),
     ``PACKAGE`` (the distribution whose version a result names; default NAME), ``DEVICE``,
     ``MAX_QUBITS`` and ``MAX_QUBITS_REASON``, ``BASELINE`` ("peer": the one others are
-    drawn relative to). A plugin without ``FUSION_DEFAULT`` loads as before; its fusion
+    drawn relative to), ``MPI`` (True: it runs as the ranks of an MPI job, with a
+    ``local_slice(state, comm)``). A plugin without ``FUSION_DEFAULT`` loads as before; its fusion
     default reads "not declared" until it adds one."""
     facts = {name: getattr(module, name, default) for name, default in FACTS.items()}
     settings = dict(getattr(module, "SETTINGS", {}) or {})
@@ -403,5 +416,6 @@ def declaration(module, role="peer"):
         device=facts["DEVICE"], threads="own" if hasattr(module, "set_threads") else "serial",
         max_qubits=facts["MAX_QUBITS"], max_qubits_reason=facts["MAX_QUBITS_REASON"],
         package=facts["PACKAGE"] or module.NAME, baseline=facts["BASELINE"],
+        mpi=bool(facts["MPI"]),
         describe={k: str(v) for k, v in settings.items()}, module=module,
         available=lambda: (bool(module.AVAILABLE), str(module.REASON)))

@@ -100,13 +100,15 @@ class Distributed:
 
     track_seconds_median.unit = "seconds"
 
+    # A peer's tool does not count what it sends (its row's comm is None): n/a there.
     def track_comm_share(self, rows, *params):
         row = self._row(rows, *params)
-        return row["comm"]["seconds"] / row["seconds"]
+        return None if row["comm"] is None else row["comm"]["seconds"] / row["seconds"]
 
     track_comm_share.unit = "fraction"
 
     def track_bytes_per_rank(self, rows, *params):
-        return self._row(rows, *params)["comm"]["bytes_per_rank"]
+        comm = self._row(rows, *params)["comm"]
+        return None if comm is None else comm["bytes_per_rank"]
 
     track_bytes_per_rank.unit = "bytes"

@@ -185,15 +185,17 @@ def _error(runner, state, circuit, precision, comm, expected):
     holds ``expected`` whole), or, where ``expected`` is False, against a second plan's
     run and the norm."""
     if expected is not False:  # the expected slices exist (rank 0 holds them whole)
-        mine = _expected_slice(expected, comm, state.size)
-        local = float(np.max(np.abs(state.astype(np.complex128) - mine)))
+        got = runner.runner.local(state, comm)
+        mine = _expected_slice(expected, comm, got.size)
+        local = float(np.max(np.abs(got.astype(np.complex128) - mine)))
     else:
         other = distributed.Program(circuit.instructions, circuit.n, precision.dtype, comm,
                                     runner.runner.max_qubits, eviction=EVICTIONS[1])
         second = distributed.zero_slice(circuit.n, comm, precision.dtype)
         other(second)
-        local = float(np.max(np.abs(state - second)))
-        norm = comm.allreduce(float(np.vdot(state, state).real))
+        got = runner.runner.local(state, comm)
+        local = float(np.max(np.abs(got - second)))
+        norm = comm.allreduce(float(np.vdot(got, got).real))
         local = max(local, abs(norm - 1.0))
     return comm.allreduce(local, op=_max())
 
@@ -229,11 +231,15 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     samples, rounds_run, settled = command._time(prepared, None, True, cache, rounds, budget,
                                                  clock=RankClock(comm), held=held)
     for name, (runner, _) in prepared.items():
-        comm_stats = dict(runner.info["comm"])
-        for key in ("seconds", "wait_seconds"):  # the slowest rank's, each
-            comm_stats[key] = comm.allreduce(comm_stats[key], op=_max())
+        # what was sent and the peak memory, where the backend counts them (a peer's
+        # tool does not): None otherwise
+        comm_stats = runner.info.get("comm")
+        if comm_stats is not None:
+            comm_stats = dict(comm_stats)
+            for key in ("seconds", "wait_seconds"):  # the slowest rank's, each
+                comm_stats[key] = comm.allreduce(comm_stats[key], op=_max())
         rows[name]["comm"] = comm_stats
-        rows[name]["peak_bytes_per_rank"] = runner.info["peak_bytes_per_rank"]
+        rows[name]["peak_bytes_per_rank"] = runner.info.get("peak_bytes_per_rank")
     if comm.Get_rank() != 0:
         return None
     for name, times in samples.items():

@@ -194,6 +194,10 @@ class MpiRunner(KernelRunner):
     def result(self, state):
         return gather(state, self.comm)
 
+    def local(self, state, comm):
+        """This rank's slice: the state itself."""
+        return state
+
 
 def _available():
     if importlib.util.find_spec("mpi4py") is None:

@@ -1,0 +1,137 @@
+"""QuEST's distributed mode: the state split over the ranks of an MPI job, each rank
+holding the chunk of amplitudes whose top log2(R) index bits are its number (our ``mpi``
+backend's layout). A gate on a chunk's qubits runs locally; one on a top qubit makes each
+rank swap its whole chunk with a partner's into a second buffer the size of the chunk
+(``pairStateVec``), so a rank holds twice its slice, in messages of at most 2**28
+amplitudes.
+
+It runs through pyQuEST built against the project's MPI by ``requirements/pyquest_mpi.sh``
+(``make setup``): the same sdist as :mod:`.quest_sim`'s build, with its 'distributed'
+switch on and its package renamed ``pyquest_mpi`` (library libQuEST_mpi.so) so that both
+builds can be installed, and loaded, side by side. The gates are driven as in one process
+(:mod:`._quest`).
+
+Only ``harness circuit --ranks R`` runs it, as its job's ranks: importing ``pyquest_mpi``
+creates QuEST's environment, which joins MPI and stays until the process ends, so it is
+imported when a program or state is first made, never when backends are listed.
+"""
+
+import ctypes
+import importlib
+import importlib.metadata
+import importlib.util
+import os
+import sys
+
+from . import _base, _quest
+
+NAME = "quest-mpi"
+PACKAGE = "pyquest_mpi-develop"
+MPI = True
+FUSION_DEFAULT = 0
+#: requirements/pyquest_mpi.sh keeps pyQuEST's default precision (QuEST's qreal double)
+PRECISIONS = ("complex128",)
+PRECISION = PRECISIONS[0]
+SETTINGS = {"threads": "1 (QuEST's OpenMP loops; see set_threads)",
+            "api": "pyquest_mpi Register and Circuit, as quest's",
+            "distribution": "QuEST's pairwise exchange of whole chunks (MPI_Sendrecv, "
+                            "at most 2**28 amplitudes a message) into a second buffer "
+                            "the chunk's size, for each gate on a top qubit",
+            "precision": "QuEST's compile-time qreal: double in this build",
+            "fusion": "none (QuEST has none)"}
+
+
+def _found():
+    missing = [m for m in ("pyquest_mpi", "mpi4py") if importlib.util.find_spec(m) is None]
+    if not missing:
+        return True, f"{PACKAGE} {importlib.metadata.version(PACKAGE)} (QuEST distributed)"
+    if "mpi4py" in missing:
+        return False, "mpi4py is not installed (make setup installs it with Open MPI)"
+    return False, ("pyquest_mpi is not installed: requirements/pyquest_mpi.sh builds QuEST's "
+                   "distributed mode against the project's MPI (make setup)")
+
+
+AVAILABLE, REASON = _found()
+_loaded = {}
+
+
+def _package():
+    """pyquest_mpi, imported on first use. QuEST's environment, made at import, prints
+    "ERROR: Trying to initialize QuESTEnv multiple times" on stdout when MPI is already
+    running (mpi4py started it, as it should): harmless, and kept out of the job's
+    output."""
+    _base.require(NAME, AVAILABLE, REASON)
+    if "package" not in _loaded:
+        import mpi4py.MPI  # noqa: F401 - MPI first, started by mpi4py as the job expects
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "wb") as null:
+                os.dup2(null.fileno(), 1)
+            try:
+                package = importlib.import_module("pyquest_mpi")
+                for sub in ("core", "unitaries", "operators"):
+                    importlib.import_module(f"pyquest_mpi.{sub}")
+            finally:
+                ctypes.CDLL(None).fflush(None)  # QuEST's printf, out before stdout returns
+                os.dup2(saved, 1)
+        except Exception as exc:  # a broken build: unavailable from here on, with why
+            raise RuntimeError(f"the {NAME} adapter is unavailable: pyquest_mpi failed to "
+                               f"import: {type(exc).__name__}: {exc}") from None
+        finally:
+            os.close(saved)
+        if not package.mpi or _quest.PRECISIONS.get(package.precision) != PRECISION:
+            raise RuntimeError(f"the {NAME} adapter is unavailable: pyquest_mpi is built "
+                               f"with MPI {package.mpi}, precision {package.precision}")
+        _loaded["package"] = package
+    return _loaded["package"]
+
+
+def _require():
+    _package()
+
+
+def version():
+    _base.require(NAME, AVAILABLE, REASON)
+    return importlib.metadata.version(PACKAGE)
+
+
+def sync():
+    """Nothing to wait for: QuEST's calls return when every rank's part is done."""
+
+
+_threads = _base.OpenMPThreads(_require, lambda: _package().core.__file__, REASON)
+threads, set_threads = _threads.threads, _threads.set_threads
+
+
+def from_numpy(vec):
+    """A Register holding the full vector ``vec`` (every rank passes it whole and keeps
+    its chunk)."""
+    return _quest.from_numpy(_package(), NAME, vec, PRECISIONS)
+
+
+def to_numpy(state):
+    """The full vector on every rank (every rank calls it: each amplitude is broadcast
+    from its holder)."""
+    _require()
+    return _quest.to_numpy(state, PRECISION)
+
+
+def local_slice(state, comm):
+    """This rank's part of the state, by QuEST's layout (rank r holds the r-th of R equal
+    chunks). Every rank of ``comm`` calls it."""
+    full = to_numpy(state)
+    size = full.size // comm.Get_size()
+    return full[comm.Get_rank() * size:(comm.Get_rank() + 1) * size]
+
+
+def run(state, program):
+    """The program on ``state`` in place, every rank calling it: the timed call."""
+    return _quest.run(NAME, state, program)
+
+
+def _build(instructions, n):
+    return _quest.circuit(_package(), instructions)
+
+
+gate, circuit, apply = _base.programs(__name__, _require, _build)
