@@ -375,12 +375,21 @@ class AdapterRunner:
         """|0...0> on n qubits, the start of a run no full vector was handed to."""
         return self.load(states.zero_state(n))
 
-    def local(self, state, comm):
-        """This rank's slice of ``state`` as an array, for an adapter that runs as MPI
-        ranks (its ``local_slice``); the whole state otherwise."""
+    def distance(self, state, expected, comm):
+        """How far ``state`` is from ``expected`` (this rank's slice of the state it should
+        hold), the same on every rank of ``comm``: an adapter that runs as MPI ranks
+        measures it itself (its ``distance``, at least the largest amplitude error); any
+        other compares its whole state."""
         if getattr(self.module, "MPI", False):
-            return self.module.local_slice(state, comm)
-        return self.result(state)
+            return self.module.distance(state, expected, comm)
+        return float(np.max(np.abs(self.result(state) - expected)))
+
+    def norm(self, state, comm):
+        """The squared norm of ``state``, the same on every rank of ``comm``."""
+        if getattr(self.module, "MPI", False):
+            return self.module.norm(state)
+        got = self.result(state)
+        return float(np.vdot(got, got).real)
 
 
 #: The facts an adapter module may declare besides the interface (NAME, PRECISIONS, FUSION,
@@ -397,9 +406,10 @@ def declaration(module, role="peer"):
     (the fusion it runs at its default: 0 off, k, or None for a rule of the tool's own),
     ``PACKAGE`` (the distribution whose version a result names; default NAME), ``DEVICE``,
     ``MAX_QUBITS`` and ``MAX_QUBITS_REASON``, ``BASELINE`` ("peer": the one others are
-    drawn relative to), ``MPI`` (True: it runs as the ranks of an MPI job, with a
-    ``local_slice(state, comm)``). A plugin without ``FUSION_DEFAULT`` loads as before; its fusion
-    default reads "not declared" until it adds one."""
+    drawn relative to), ``MPI`` (True: it runs as the ranks of an MPI job, with
+    ``distance(state, expected_slice, comm)`` and ``norm(state)``). A plugin without
+    ``FUSION_DEFAULT`` loads as before; its fusion default reads "not declared" until it
+    adds one."""
     facts = {name: getattr(module, name, default) for name, default in FACTS.items()}
     settings = dict(getattr(module, "SETTINGS", {}) or {})
     rule = str(settings.pop("fusion", "not declared"))

@@ -1,8 +1,10 @@
 """Run under ``mpiexec -n R``: the distributed backend on every library circuit, MQT Bench
 circuits and seeded random circuits (gates on global qubits as targets, controls and
 diagonals), both precisions, each checked against the single-process reference; the
-comm counts against the plan; the exchange buffers within a quarter of the slice.
-Rank 0 prints one line per failure and a summary; every rank exits 1 on any failure.
+comm counts against the plan; the exchange buffers within a quarter of the slice. The
+same cases go through QuEST's distributed mode (the peer quest-mpi, complex128) where it
+is installed, so that its answers are checked over the same ranks. Rank 0 prints one
+line per failure and a summary; every rank exits 1 on any failure.
 
     mpiexec -n 4 python -m mpi4py -m tests.statevector.distributed.mpi_circuits [N] [SEEDS]
 """
@@ -11,6 +13,7 @@ import sys
 
 import numpy as np
 
+from adapters.simulators import quest_mpi_sim
 from harness.circuit import sources
 from kernels.statevector import KERNELS, circuits, distributed
 from kernels.statevector.states import random_state
@@ -71,7 +74,21 @@ def check(comm, n, seeds):
             if problems:
                 failures.append(f"{label} {np.dtype(dtype).name}: {'; '.join(problems)}")
             count += 1
+        if quest_mpi_sim.AVAILABLE:
+            failures += check_quest(comm, label, instructions, start, expected)
     return failures, count
+
+
+def check_quest(comm, label, instructions, start, expected):
+    """[failure] of the peer quest-mpi on one case (complex128, its one precision): the
+    2-norm of its error, which QuEST computes over the ranks."""
+    state = quest_mpi_sim.from_numpy(start)
+    quest_mpi_sim.run(state, quest_mpi_sim.circuit(instructions, state.n))
+    size = start.size // comm.Get_size()
+    rank = comm.Get_rank()
+    err = quest_mpi_sim.distance(state, expected[rank * size:(rank + 1) * size], comm)
+    tol = TOLERANCE[np.complex128]
+    return [] if err <= tol else [f"quest-mpi {label}: error {err:.2e} > {tol}"]
 
 
 def max_op():
@@ -83,10 +100,16 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     comm = distributed.world()
+    if quest_mpi_sim.AVAILABLE:
+        # one thread a rank: QuEST's OpenMP loops otherwise start a team per call (its
+        # setAmps too), every rank's team spinning on the same cores
+        quest_mpi_sim.set_threads(1)
     failures, count = check(comm, n, seeds)
     if comm.Get_rank() == 0:
         for f in failures:
             print(f"FAILED {f}")
+        print("and quest-mpi on each case" if quest_mpi_sim.AVAILABLE else
+              f"quest-mpi skipped: {quest_mpi_sim.REASON}")
         print(f"checked {count} runs of {n} qubits over {comm.Get_size()} ranks: "
               f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

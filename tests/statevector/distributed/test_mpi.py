@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from adapters.simulators import quest_mpi_sim
 from harness.distributed import launch
 
 pytest.importorskip("mpi4py")
@@ -24,7 +25,7 @@ def job(ranks, *python_args, timeout=600):
     if launch.oversubscribed(ranks):
         cmd.append("--oversubscribe")
     return subprocess.run([*cmd, sys.executable, "-m", "mpi4py", *python_args],
-                          env=launch.environment(), capture_output=True, text=True,
+                          env=launch.environment(ranks), capture_output=True, text=True,
                           timeout=timeout)
 
 
@@ -36,6 +37,8 @@ def test_circuits_match_the_reference(ranks):
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"over {ranks} ranks: 0 failed" in out.stdout
     assert "checked 44 runs" in out.stdout  # 10 library, 4 MQT, 8 random; 2 precisions
+    if quest_mpi_sim.AVAILABLE:  # installed by make setup: its answers checked too
+        assert "and quest-mpi on each case" in out.stdout
 
 
 def test_a_failing_rank_ends_the_job_and_is_named():
