@@ -73,17 +73,19 @@ def command(ranks, args, launcher="mpiexec", hostfile=None):
     return cmd + python
 
 
-def environment(ranks=1):
-    """The environment of a job of ``ranks``: this one, marked as the job's; Open MPI run
-    as root (a container's usual user) must be told that it is meant."""
+def environment():
+    """The ranks' environment: this one, marked as the job's, with OpenMP's idle threads
+    asleep; Open MPI run as root (a container's usual user) must be told that it is
+    meant."""
     # numba starts colorama, which writes a terminal reset into every rank's forwarded
     # output at exit: the ranks write to pipes, not terminals, so no highlighting
     env = {**os.environ, JOB_ENV: "1", "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING": "1"}
-    if oversubscribed(ranks):
-        # OpenMP's idle threads spin by default (numba's pool, QuEST's loops); with more
-        # ranks than cores they take the cores from the ranks that have work: QuEST's
-        # 10-qubit circuits over 8 ranks on 2 cores took 5-35 s each, 0.04 s with this
-        env.setdefault("OMP_WAIT_POLICY", "passive")
+    # OpenMP's idle threads spin by default (numba's pool, QuEST's loops, one runtime in
+    # a rank), and the ranks already fill the cores: the spinning took the cores from
+    # ranks with work. 2 ranks on 2 cores, qv at 24 qubits: mpi 7.30 s and quest-mpi
+    # 31.5 s spinning, 4.08 s and 17.2 s passive; over 8 ranks on 2 cores QuEST's
+    # 10-qubit circuits took 5-35 s each, 0.04 s passive.
+    env.setdefault("OMP_WAIT_POLICY", "passive")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
@@ -92,5 +94,4 @@ def environment(ranks=1):
 
 def launch(ranks, args, launcher="mpiexec", hostfile=None):
     """Run the job to its end; its exit status (a rank's abort: the launcher's)."""
-    return subprocess.run(command(ranks, args, launcher, hostfile),
-                          env=environment(ranks)).returncode
+    return subprocess.run(command(ranks, args, launcher, hostfile), env=environment()).returncode

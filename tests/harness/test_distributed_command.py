@@ -92,3 +92,10 @@ def test_the_job_runs_the_same_command_line():
     assert cmd[1:3] == ["-n", "4"] and cmd[-6:-4] == ["-m", "harness"]
     assert cmd[-4:] == ["circuit", "lib:ghz", "--ranks", "4"]
     assert launch.environment()[launch.JOB_ENV] == "1"
+
+
+def test_the_ranks_idle_threads_sleep(monkeypatch):
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    assert launch.environment()["OMP_WAIT_POLICY"] == "passive"
+    monkeypatch.setenv("OMP_WAIT_POLICY", "active")  # a user's own choice stands
+    assert launch.environment()["OMP_WAIT_POLICY"] == "active"

@@ -25,7 +25,7 @@ def job(ranks, *python_args, timeout=600):
     if launch.oversubscribed(ranks):
         cmd.append("--oversubscribe")
     return subprocess.run([*cmd, sys.executable, "-m", "mpi4py", *python_args],
-                          env=launch.environment(ranks), capture_output=True, text=True,
+                          env=launch.environment(), capture_output=True, text=True,
                           timeout=timeout)
 
 
