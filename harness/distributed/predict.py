@@ -2,8 +2,8 @@
 what a circuit would take on a described cluster, split into compute and communication.
 
 - **Compute**, per rank: the distributed backend's stretches for that rank (its gates
-  restricted to its bits), run here on a slice of the rank's size where one fits
-  (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last rank, whose
+  restricted to its bits), run here on one thread on a slice of the rank's size where
+  one fits (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last rank, whose
   global bits are all 0 and all 1 (a control on a global qubit skips a gate on one of
   them). A larger slice is modelled: its passes over the slice times the bytes a pass
   moves, at the in-place bandwidth of this machine's memory measured now (a lower bound:
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import threads as threads_mod
 from harness.circuit import command, sources
 from harness.distributed.arguments import LATENCY_US, LINK_GBPS
 from harness.statevector import levels
@@ -66,6 +67,7 @@ def _compute(circuit, ranks, precision):
     except MemoryError:
         fits = False
     if fits:
+        threads_mod.set_threads(1)  # a rank's one thread, as the job runs it by default
         seconds = 0.0
         state = states.aligned(np.zeros(1 << local, precision.dtype), precision.dtype)
         for program in programs:
