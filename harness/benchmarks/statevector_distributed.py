@@ -34,6 +34,7 @@ RANKS = PROFILE.get("distributed_ranks", [1, 2])
 BACKENDS = registry.names(mpi=True)
 #: Each job's timing: rounds at most and seconds of rounds (every row gets two samples).
 ROUNDS, BUDGET = 5, 5.0
+NOT_COUNTED = float("nan")
 
 
 def size(scaling, n, ranks):
@@ -100,15 +101,16 @@ class Distributed:
 
     track_seconds_median.unit = "seconds"
 
-    # A peer's tool does not count what it sends (its row's comm is None): n/a there.
+    # A peer's tool does not count what it sends (its row's comm is None): NaN there,
+    # asv's value for a result that does not exist (None would be a failure).
     def track_comm_share(self, rows, *params):
         row = self._row(rows, *params)
-        return None if row["comm"] is None else row["comm"]["seconds"] / row["seconds"]
+        return NOT_COUNTED if row["comm"] is None else row["comm"]["seconds"] / row["seconds"]
 
     track_comm_share.unit = "fraction"
 
     def track_bytes_per_rank(self, rows, *params):
         comm = self._row(rows, *params)["comm"]
-        return None if comm is None else comm["bytes_per_rank"]
+        return NOT_COUNTED if comm is None else comm["bytes_per_rank"]
 
     track_bytes_per_rank.unit = "bytes"
