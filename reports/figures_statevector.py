@@ -190,5 +190,7 @@ def distributed_figure(res, out):
                 title=f"{scaling} scaling")
         ax.set_ylim(bottom=0)  # a loss of efficiency shown at its size
     return [("Distributed state vectors: strong scaling's speed-up (the same n) and weak "
-             "scaling's efficiency (one slice size per rank) against MPI ranks",
+             "scaling's efficiency (one slice size per rank) against MPI ranks, each "
+             "backend against its own time on one rank: a slow backend scales easily, so "
+             "read the times in the table below",
              save(fig, out / "distributed.png"))]
