@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,circuits,mpi,dev
 
-.PHONY: setup test test-slow lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
+.PHONY: setup aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
 
 setup: $(STAMP)
 
@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requir
 	sh requirements/pyquest.sh $(PY) || echo "setup: pyquest-develop (QuEST) did not build; the quest peer is skipped"
 	sh requirements/pyquest_mpi.sh $(PY) || echo "setup: QuEST's distributed build did not build; the quest-mpi peer is skipped"
 	touch $@
+
+aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, into .venv-aer-mpi (about 4 minutes; docs/distributed.md)
+	sh requirements/qiskit_aer_mpi.sh $(PY)
 
 test: setup  ## the test suite on every core, the slow tests aside
 	$(PY) -m pytest -n auto
