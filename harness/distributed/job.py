@@ -54,19 +54,10 @@ class RankClock(command.Clock):
         self.comm = comm
 
     def measure(self, call):
-        self.comm.Barrier()
-        t0 = time.perf_counter()
-        call()
-        self.comm.Barrier()
-        return self.comm.allreduce(time.perf_counter() - t0, op=_max())
+        return exchange.slowest(self.comm, call)
 
     def agree(self, flag):
         return self.comm.bcast(flag, root=0)
-
-
-def _max():
-    from mpi4py import MPI  # the job runs under MPI: mpi4py is there
-    return MPI.MAX
 
 
 def declarations(spec):
@@ -187,8 +178,9 @@ def _error(runner, state, circuit, precision, comm, expected):
     if expected is not False:  # the expected slices exist (rank 0 holds them whole)
         size = (1 << circuit.n) // comm.Get_size()
         return runner.runner.distance(state, _expected_slice(expected, comm, size), comm)
+    # our backend at its default fusion, planned with the other eviction: as independent
+    # of the row's own settings as a plan can be
     other = distributed.Program(circuit.instructions, circuit.n, precision.dtype, comm,
-                                getattr(runner.runner, "max_qubits", fused.DEFAULT_MAX_QUBITS),
                                 eviction=EVICTIONS[1])
     second = distributed.zero_slice(circuit.n, comm, precision.dtype)
     other(second)
@@ -233,7 +225,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         if comm_stats is not None:
             comm_stats = dict(comm_stats)
             for key in ("seconds", "wait_seconds"):  # the slowest rank's, each
-                comm_stats[key] = comm.allreduce(comm_stats[key], op=_max())
+                comm_stats[key] = comm.allreduce(comm_stats[key], op=exchange.max_op())
         rows[name]["comm"] = comm_stats
         rows[name]["peak_bytes_per_rank"] = runner.info.get("peak_bytes_per_rank")
     if comm.Get_rank() != 0:

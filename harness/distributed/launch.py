@@ -82,9 +82,8 @@ def environment():
     env = {**os.environ, JOB_ENV: "1", "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING": "1"}
     # OpenMP's idle threads spin by default (numba's pool, QuEST's loops, one runtime in
     # a rank), and the ranks already fill the cores: the spinning took the cores from
-    # ranks with work. 2 ranks on 2 cores, qv at 24 qubits: mpi 7.30 s and quest-mpi
-    # 31.5 s spinning, 4.08 s and 17.2 s passive; over 8 ranks on 2 cores QuEST's
-    # 10-qubit circuits took 5-35 s each, 0.04 s passive.
+    # ranks with work: 2 ranks on 2 cores, qv at 24 qubits, took 1.8x as long spinning
+    # as passive for our backend and for QuEST's (docs/distributed.md).
     env.setdefault("OMP_WAIT_POLICY", "passive")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")

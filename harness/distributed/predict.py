@@ -3,9 +3,9 @@ what a circuit would take on a described cluster, split into compute and communi
 
 - **Compute**, per rank: the distributed backend's stretches for that rank (its gates
   restricted to its bits), run here on one thread on a slice of the rank's size where
-  one fits (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last rank, whose
-  global bits are all 0 and all 1 (a control on a global qubit skips a gate on one of
-  them). A larger slice is modelled: its passes over the slice times the bytes a pass
+  one fits (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last
+  rank, whose global bits are all 0 and all 1 (a control on a global qubit skips a gate
+  on one of them). A larger slice is modelled: its passes over the slice times the bytes a pass
   moves, at the in-place bandwidth of this machine's memory measured now (a lower bound:
   the fused stages also compute).
 - **Communication**, from the exchange plan: each exchange moves half a slice each way

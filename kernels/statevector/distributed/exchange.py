@@ -110,29 +110,37 @@ def bandwidth(comm, dtype, repeat=5):
     interleaved tries of each. None on one rank."""
     if comm.Get_size() < 2:
         return None
-    from mpi4py import MPI  # only a job under MPI gets here
     dtype = np.dtype(dtype)
     scratch = np.zeros(MEASURE_BYTES // dtype.itemsize, dtype)
     local = scratch.size.bit_length() - 2  # the top bit of the slice's index
     source, target = scratch[: scratch.size // 2], np.empty(scratch.size // 2, dtype)
     exchanger = Exchanger(comm, scratch.size, dtype)
 
-    def timed(call):
-        comm.Barrier()
-        started = time.perf_counter()
-        call()
-        comm.Barrier()
-        return comm.allreduce(time.perf_counter() - started, op=MPI.MAX)
-
     def copy():
         if comm.Get_rank() == 0:
             np.copyto(target, source)
     swap_s, copy_s = [], []
     for _ in range(repeat):
-        swap_s.append(timed(lambda: exchanger.swap(scratch, local, 0)))
-        copy_s.append(timed(copy))
+        swap_s.append(slowest(comm, lambda: exchanger.swap(scratch, local, 0)))
+        copy_s.append(slowest(comm, copy))
     sent = source.nbytes
     out = {"bytes": sent, "exchange_gbs": sent / min(swap_s) / 1e9,
            "copy_gbs": sent / min(copy_s) / 1e9}
     out["ratio"] = out["exchange_gbs"] / out["copy_gbs"]
     return out
+
+
+def max_op():
+    """MPI's MAX reduction (mpi4py is there wherever a communicator is)."""
+    from mpi4py import MPI
+    return MPI.MAX
+
+
+def slowest(comm, call):
+    """The seconds of ``call`` on every rank of ``comm``, between barriers: the slowest
+    rank's, the same on every rank."""
+    comm.Barrier()
+    started = time.perf_counter()
+    call()
+    comm.Barrier()
+    return comm.allreduce(time.perf_counter() - started, op=max_op())

@@ -20,7 +20,7 @@ from ..compiled._plan import NUMBA_DTYPES
 from ..fused import program as fused
 from ..runner import KernelRunner, kernel_runner
 from . import plan as planning
-from .exchange import MESSAGE_BYTES, Exchanger
+from .exchange import MESSAGE_BYTES, Exchanger, max_op
 
 #: The most ranks a state is split over (the issue's range; 2**6 global qubits).
 MAX_RANKS = 64
@@ -198,16 +198,11 @@ class MpiRunner(KernelRunner):
         """The largest amplitude error of the slices against ``expected`` (this rank's
         slice), over every rank."""
         err = float(np.max(np.abs(state.astype(np.complex128) - expected)))
-        return comm.allreduce(err, op=_mpi_max())
+        return comm.allreduce(err, op=max_op())
 
     def norm(self, state, comm):
         """The squared norm of the state, summed over the ranks."""
         return comm.allreduce(float(np.vdot(state, state).real))
-
-
-def _mpi_max():
-    from mpi4py import MPI  # a runner exists only where mpi4py does
-    return MPI.MAX
 
 
 def _available():

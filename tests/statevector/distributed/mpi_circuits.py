@@ -16,6 +16,7 @@ import numpy as np
 from adapters.simulators import quest_mpi_sim
 from harness.circuit import sources
 from kernels.statevector import KERNELS, circuits, distributed
+from kernels.statevector.distributed.exchange import max_op
 from kernels.statevector.states import random_state
 from tests.statevector.test_fusion import random_gates
 
@@ -98,11 +99,6 @@ def check_quest(comm, label, instructions, start, expected):
     if not 0.9e-6 <= caught <= 1.1e-6 + err:
         failures.append(f"quest-mpi {label}: an amplitude off by 1e-6 measured {caught:.2e}")
     return failures
-
-
-def max_op():
-    from mpi4py import MPI
-    return MPI.MAX
 
 
 def main():
