@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requir
 	sh requirements/pyquest_mpi.sh $(PY) || echo "setup: QuEST's distributed build did not build; the quest-mpi peer is skipped"
 	touch $@
 
-aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, into .venv-aer-mpi (about 4 minutes; docs/distributed.md)
+aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, the peer qiskit-aer-mpi (about 4 minutes; docs/distributed.md)
 	sh requirements/qiskit_aer_mpi.sh $(PY)
 
 test: setup  ## the test suite on every core, the slow tests aside

@@ -34,6 +34,7 @@ ADAPTERS = {
     "projectq_sim": "simulator",
     "quest_sim": "simulator",
     "quest_mpi_sim": "simulator",
+    "qiskit_aer_mpi_sim": "simulator",
     "torch_ad": "ad",
     "autograd_ad": "ad",
     "jax_ad": "ad",

@@ -1,21 +1,28 @@
 #!/bin/sh
-# qiskit-aer's MPI mode, built from its sdist on PyPI (the pinned version) with
-# -DAER_MPI=True against the project's Open MPI (mpicxx beside the venv's python). Conan,
-# which the build uses by default, fetches from a server this machine cannot reach, so the
-# build takes its C++ libraries from Debian (DISABLE_CONAN=ON): nlohmann-json3-dev 3.11.2
-# and libspdlog-dev 1.10 are older than the versions Aer's CMake names (3.11.3, 1.14.1),
-# and it builds with them after a warning; libopenblas-dev gives BLAS. About 4 minutes
-# on 2 cores.
+# qiskit-aer's MPI mode, as the peer qiskit-aer-mpi: its sdist on PyPI (the pinned
+# version) built with -DAER_MPI=True against the project's Open MPI (mpicxx beside the
+# venv's python). Conan, which the build uses by default, fetches from a server this
+# machine cannot reach, so the build takes its C++ libraries from Debian (DISABLE_CONAN=ON):
+# nlohmann-json3-dev 3.11.2 and libspdlog-dev 1.10 are older than the versions Aer's CMake
+# names (3.11.3, 1.14.1), and it builds with them after a warning; libopenblas-dev gives
+# BLAS. About 4 minutes on 2 cores, so it is a make target of its own (make aer-mpi), not
+# part of make setup.
 #
-# The wheel goes into its own folder, .venv-aer-mpi (not site-packages: it would replace
-# the pinned single-process qiskit-aer); a process that puts that folder first on
-# sys.path imports the MPI build. No adapter drives it yet (docs/distributed.md).
+# It lives beside the pinned single-process qiskit-aer under another name, as pyquest_mpi
+# does beside pyquest: every `qiskit_aer` in the package's sources, its CMake files and
+# the two Python imports its C++ makes (src/framework/pybind_json.hpp) becomes
+# `qiskit_aer_mpi`, and the distribution is qiskit-aer-mpi, so that one process can import
+# both and each build's Python finds its own extension. Its pybind11 bindings get their
+# own registry (PYBIND11_STDLIB is part of the registry's key): in the shared one, the
+# second build to load is refused ("type aer_controller_execute is already registered").
+# And its module starts MPI at import only where MPI is not running yet: unpatched, it
+# calls MPI_Init_thread whatever mpi4py did, which Open MPI reports as erroneous. Nothing
+# else changes.
 # Usage: requirements/qiskit_aer_mpi.sh PYTHON   (the project's .venv/bin/python)
 set -e
 PY=$1
 BIN=$(cd "$(dirname "$PY")" && pwd)
 BUILD=.venv-build
-TARGET=.venv-aer-mpi
 VERSION=$(sed -n 's/^qiskit-aer==//p' requirements/pinned.txt)
 test -x "$BIN/mpicxx" || { echo "qiskit-aer MPI: no mpicxx beside $PY (make setup installs Open MPI)"; exit 1; }
 if ! dpkg -s nlohmann-json3-dev libspdlog-dev libopenblas-dev >/dev/null 2>&1; then
@@ -29,10 +36,20 @@ rm -rf $SRC && mkdir -p $SRC
 $BUILD/bin/pip download --quiet --no-deps --no-binary :all: --no-build-isolation \
     "qiskit-aer==$VERSION" -d $SRC
 tar xzf $SRC/qiskit_aer-"$VERSION".tar.gz -C $SRC
-(cd $SRC/qiskit_aer-"$VERSION" && PATH="$BIN:$PATH" DISABLE_CONAN=ON \
+TREE=$SRC/qiskit_aer-$VERSION
+mv $TREE/qiskit_aer $TREE/qiskit_aer_mpi
+find $TREE/qiskit_aer_mpi $TREE/CMakeLists.txt $TREE/setup.py $TREE/MANIFEST.in \
+    $TREE/src/framework/pybind_json.hpp -type f \
+    \( -name '*.py' -o -name '*.txt' -o -name '*.in' -o -name '*.hpp' \) \
+    -exec sed -i 's/\bqiskit_aer\b/qiskit_aer_mpi/g' {} +
+sed -i 's/^\( *\)MPI_Init_thread(\(.*\));/\1int started; MPI_Initialized(\&started);\n\1if (!started) MPI_Init_thread(\2);/' \
+    $TREE/qiskit_aer_mpi/backends/wrappers/bindings.cc
+grep -q "if (!started) MPI_Init_thread" $TREE/qiskit_aer_mpi/backends/wrappers/bindings.cc
+echo 'target_compile_definitions(controller_wrappers PRIVATE PYBIND11_STDLIB="_qiskit_aer_mpi")' \
+    >> $TREE/qiskit_aer_mpi/backends/wrappers/CMakeLists.txt
+(cd $TREE && PATH="$BIN:$PATH" DISABLE_CONAN=ON QISKIT_AER_PACKAGE_NAME=qiskit-aer-mpi \
     ../../bin/python setup.py --quiet bdist_wheel -- -DAER_MPI=True -DAER_DISABLE_GDR=True \
     -DCMAKE_CXX_COMPILER="$BIN/mpicxx")
-rm -rf $TARGET
-"$PY" -m pip install --quiet --no-deps --target $TARGET \
-    $SRC/qiskit_aer-"$VERSION"/dist/qiskit_aer-"$VERSION"-*.whl
-echo "qiskit-aer $VERSION with MPI: $TARGET"
+"$PY" -m pip install --quiet --no-deps --force-reinstall \
+    $TREE/dist/qiskit_aer_mpi-"$VERSION"-*.whl
+echo "qiskit-aer $VERSION with MPI: qiskit_aer_mpi"

@@ -161,7 +161,11 @@ def _prepare(backend, setting, circuit, precision, n_threads, cache, comm, expec
     if failed:
         rank, (status, reason) = failed
         return {**row, "status": status, "reason": f"rank {rank}: {reason}"}, None, None, None
-    err = _error(runner, state, circuit, precision, comm, expected)
+    try:
+        err = _error(runner, state, circuit, precision, comm, expected)
+    except Exception as exc:  # every rank alike: a check the backend cannot make
+        return ({**row, "status": "refused",
+                 "reason": f"its check raised {type(exc).__name__}: {exc}"}, None, None, None)
     if not err <= precision.atol:  # NaN too
         return ({**row, "status": "wrong", "max_error": err if np.isfinite(err) else None,
                  "reason": f"max amplitude error {err:.3g} > {precision.atol:g}"},

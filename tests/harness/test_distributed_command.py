@@ -45,19 +45,26 @@ def test_a_job_over_two_ranks_reports_from_rank_zero(capfd, tmp_path):
     assert "ranks: 2 (" in out and "exchanges" in out and "one process's copy" in out
 
 
-def test_quest_distributed_runs_validated_beside_ours(capfd, tmp_path):
-    quest = pytest.importorskip("adapters.simulators.quest_mpi_sim")
-    if not quest.AVAILABLE:
-        pytest.skip(quest.REASON)
+# each peer's distributed mode, and what it would print were MPI's start not its job's:
+# QuEST's "initialize QuESTEnv multiple times", Open MPI's "initialize MPI ... more than
+# once ... erroneous" for Aer's module unpatched
+PEERS = [("quest_mpi_sim", "ERROR"), ("qiskit_aer_mpi_sim", "erroneous")]
+
+
+@pytest.mark.parametrize("module, noise", PEERS)
+def test_a_peers_distributed_mode_runs_validated_beside_ours(capfd, tmp_path, module, noise):
+    peer = pytest.importorskip(f"adapters.simulators.{module}")
+    if not peer.AVAILABLE:
+        pytest.skip(peer.REASON)
     out_json = tmp_path / "r.json"
     code, out, err = run_cli(capfd, "lib:qft", "--qubits", 10, "--ranks", 2,
-                             "--backends", "mpi,quest-mpi", "--json", out_json)
+                             "--backends", f"mpi,{peer.NAME}", "--json", out_json)
     assert code == 0, out + err
-    rows = json.loads(out_json.read_text())["backends"]
-    assert rows["quest-mpi"]["status"] == "ok" and rows["quest-mpi"]["max_error"] <= 1e-10
-    assert rows["quest-mpi"]["comm"] is None  # QuEST does not count what it sends
-    assert rows["quest-mpi"]["settings"]["ranks"] == 2
-    assert "ERROR" not in out  # QuEST's note on MPI started before it stays out
+    row = json.loads(out_json.read_text())["backends"][peer.NAME]
+    assert row["status"] == "ok" and row["max_error"] <= 1e-10
+    assert row["comm"] is None  # the peer does not count what it sends
+    assert row["settings"]["ranks"] == 2
+    assert noise not in out + err
 
 
 @pytest.mark.parametrize("args, message", [

@@ -2,9 +2,10 @@
 circuits and seeded random circuits (gates on global qubits as targets, controls and
 diagonals), both precisions, each checked against the single-process reference; the
 comm counts against the plan; the exchange buffers within a quarter of the slice. The
-same cases go through QuEST's distributed mode (the peer quest-mpi, complex128) where it
-is installed, so that its answers are checked over the same ranks. Rank 0 prints one
-line per failure and a summary; every rank exits 1 on any failure.
+same cases go through the peers' distributed modes (QuEST's, quest-mpi, and Aer's,
+qiskit-aer-mpi; complex128) where they are installed, so that their answers are checked
+over the same ranks. Rank 0 prints one line per failure and a summary; every rank exits
+1 on any failure.
 
     mpiexec -n 4 python -m mpi4py -m tests.statevector.distributed.mpi_circuits [N] [SEEDS]
 """
@@ -13,7 +14,7 @@ import sys
 
 import numpy as np
 
-from adapters.simulators import quest_mpi_sim
+from adapters.simulators import qiskit_aer_mpi_sim, quest_mpi_sim
 from harness.circuit import sources
 from kernels.statevector import KERNELS, circuits, distributed
 from kernels.statevector.distributed.exchange import max_op
@@ -23,6 +24,8 @@ from tests.statevector.test_fusion import random_gates
 REFERENCE = KERNELS["loop"]
 TOLERANCE = {np.complex128: 1e-10, np.complex64: 1e-4}
 MQT = ("ghz", "qftentangled", "wstate", "graphstate")
+#: the peers' distributed modes, each checked where it is installed
+PEERS = (quest_mpi_sim, qiskit_aer_mpi_sim)
 
 
 def cases(n, seeds):
@@ -75,29 +78,31 @@ def check(comm, n, seeds):
             if problems:
                 failures.append(f"{label} {np.dtype(dtype).name}: {'; '.join(problems)}")
             count += 1
-        if quest_mpi_sim.AVAILABLE:
-            failures += check_quest(comm, label, instructions, start, expected)
+        for peer in PEERS:
+            if peer.AVAILABLE:
+                failures += check_peer(peer, comm, label, instructions, start, expected)
     return failures, count
 
 
-def check_quest(comm, label, instructions, start, expected):
-    """[failure] of the peer quest-mpi on one case (complex128, its one precision): the
-    2-norm of its error, which QuEST computes over the ranks."""
-    state = quest_mpi_sim.from_numpy(start)
-    quest_mpi_sim.run(state, quest_mpi_sim.circuit(instructions, state.n))
+def check_peer(peer, comm, label, instructions, start, expected):
+    """[failure] of a peer's distributed mode on one case (complex128, their one
+    precision), by its own ``distance`` over the ranks (QuEST's the 2-norm of the
+    error)."""
+    state = peer.from_numpy(start)
+    peer.run(state, peer.circuit(instructions, state.n))
     size = start.size // comm.Get_size()
     rank = comm.Get_rank()
     mine = expected[rank * size:(rank + 1) * size]
-    err = quest_mpi_sim.distance(state, mine, comm)
+    err = peer.distance(state, mine, comm)
     tol = TOLERANCE[np.complex128]
-    failures = [] if err <= tol else [f"quest-mpi {label}: error {err:.2e} > {tol}"]
+    failures = [] if err <= tol else [f"{peer.NAME} {label}: error {err:.2e} > {tol}"]
     # the check can fail: one amplitude off by 1e-6 on the last rank shows
     off = mine.copy()
     if rank == comm.Get_size() - 1:
         off[-1] += 1e-6
-    caught = quest_mpi_sim.distance(state, off, comm)
+    caught = peer.distance(state, off, comm)
     if not 0.9e-6 <= caught <= 1.1e-6 + err:
-        failures.append(f"quest-mpi {label}: an amplitude off by 1e-6 measured {caught:.2e}")
+        failures.append(f"{peer.NAME} {label}: an amplitude off by 1e-6 measured {caught:.2e}")
     return failures
 
 
@@ -105,16 +110,18 @@ def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     seeds = int(sys.argv[2]) if len(sys.argv) > 2 else 10
     comm = distributed.world()
-    if quest_mpi_sim.AVAILABLE:
-        # one thread a rank: QuEST's OpenMP loops otherwise start a team per call (its
-        # setAmps too), every rank's team spinning on the same cores
-        quest_mpi_sim.set_threads(1)
+    for peer in PEERS:
+        if peer.AVAILABLE:
+            # one thread a rank: an OpenMP loop otherwise starts a team per call, every
+            # rank's team spinning on the same cores
+            peer.set_threads(1)
     failures, count = check(comm, n, seeds)
     if comm.Get_rank() == 0:
         for f in failures:
             print(f"FAILED {f}")
-        print("and quest-mpi on each case" if quest_mpi_sim.AVAILABLE else
-              f"quest-mpi skipped: {quest_mpi_sim.REASON}")
+        for peer in PEERS:
+            print(f"and {peer.NAME} on each case" if peer.AVAILABLE else
+                  f"{peer.NAME} skipped: {peer.REASON}")
         print(f"checked {count} runs of {n} qubits over {comm.Get_size()} ranks: "
               f"{len(failures)} failed")
     sys.exit(1 if failures else 0)

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from adapters.simulators import quest_mpi_sim
+from adapters.simulators import qiskit_aer_mpi_sim, quest_mpi_sim
 from harness.distributed import launch
 
 pytest.importorskip("mpi4py")
@@ -37,8 +37,9 @@ def test_circuits_match_the_reference(ranks):
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"over {ranks} ranks: 0 failed" in out.stdout
     assert "checked 44 runs" in out.stdout  # 10 library, 4 MQT, 8 random; 2 precisions
-    if quest_mpi_sim.AVAILABLE:  # installed by make setup: its answers checked too
-        assert "and quest-mpi on each case" in out.stdout
+    for peer in (quest_mpi_sim, qiskit_aer_mpi_sim):  # where installed: checked too
+        if peer.AVAILABLE:
+            assert f"and {peer.NAME} on each case" in out.stdout
 
 
 def test_a_failing_rank_ends_the_job_and_is_named():

@@ -1,0 +1,280 @@
+"""qiskit-aer's MPI mode: an ``AerSimulator`` run by every rank of the job, its state
+split into chunks over the ranks by Aer's cache blocking (``blocking_enable``,
+``blocking_qubits``). Rank r holds the r-th of R equal chunks, the amplitudes whose top
+log2(R) index bits are r: our ``mpi`` backend's layout. A gate on a chunk's qubits runs
+locally; Aer's cache-blocking pass inserts chunk swaps (MPI exchanges of whole chunks)
+to bring a top qubit into the chunk and back.
+
+It runs through the MPI build of the pinned qiskit-aer (``make aer-mpi``, about 4
+minutes, so not part of ``make setup``), renamed ``qiskit_aer_mpi`` so that it sits beside
+the single-process build (requirements/qiskit_aer_mpi.sh). The package is imported on
+first use, never when backends are listed, so that only a job's ranks load its MPI.
+
+Why AerSimulator and not ``AerState`` (what :mod:`.qiskit_aer_sim` uses to keep a state
+between calls): AerState never splits its state (its state class does not support
+multi-chunk distribution, 0.18.2: every rank would hold the whole vector). So a run is
+a whole Aer experiment: it allocates and zeroes the rank's chunk (or loads a start
+vector), fuses and cache-blocks the circuit, and applies it; nothing is kept between
+runs. The timed call is that run, as Aer's users time it; a state handed to ``run`` only
+says where the run starts, and the amplitudes are read through a second run with
+``save_statevector``, which Aer gathers whole onto every rank (MPI_Allgatherv), so a
+check needs the whole state on each rank: refused, before anything runs, where the ranks
+on this machine cannot hold it.
+
+The circuit is translated into qiskit gates once (named gates as qiskit's, with
+``ctrl_state`` for controls on |0>; other matrices as ``UnitaryGate``) and transpiled to
+Aer's basis outside the timed run.
+"""
+
+import importlib
+import importlib.metadata
+import importlib.util
+
+import numpy as np
+
+from kernels.statevector import states
+from kernels.statevector.distributed import exchange
+
+from . import _base
+
+NAME = "qiskit-aer-mpi"
+PACKAGE = "qiskit-aer-mpi"
+MPI = True
+FUSION_DEFAULT = None  # Aer's own rule, as in one process: fused from 15 qubits
+PRECISIONS = ("complex128",)
+PRECISION = PRECISIONS[0]
+SETTINGS = {"threads": "1 (AerSimulator max_parallel_threads, see set_threads)",
+            "api": "qiskit_aer_mpi AerSimulator(method='statevector'), one run per call "
+                   "from |0> or a start vector (Aer keeps no distributed state between "
+                   "runs): the chunk's allocation, fusion and cache blocking are timed "
+                   "with the gates; the circuit transpiled to Aer's basis beforehand",
+            "distribution": "Aer's cache blocking over the ranks: blocking_qubits = "
+                            "n - log2(R), one chunk a rank; chunk swaps (MPI) for gates "
+                            "on the top qubits, inserted by Aer's cache-blocking pass",
+            "precision": "complex128 (precision 'double')",
+            "fusion": "Aer's default, on (fused from 15 qubits)"}
+
+#: more qubits than this in one unnamed gate's block (controls included): qiskit's own
+#: controlled gate (synthesised), not one dense unitary
+DENSE_QUBITS = 6
+
+
+def _found():
+    missing = [m for m in ("qiskit_aer_mpi", "mpi4py") if importlib.util.find_spec(m) is None]
+    if not missing:
+        return True, f"{PACKAGE} {importlib.metadata.version(PACKAGE)} (Aer with MPI)"
+    if "mpi4py" in missing:
+        return False, "mpi4py is not installed (make setup installs it with Open MPI)"
+    return False, ("qiskit_aer_mpi is not installed: make aer-mpi builds qiskit-aer's MPI "
+                   "mode from its sdist (about 4 minutes)")
+
+
+AVAILABLE, REASON = _found()
+_loaded = {}
+
+
+def _package():
+    """qiskit_aer_mpi, imported on first use, after mpi4py has started MPI (Aer then
+    runs inside the job's MPI rather than starting its own)."""
+    _base.require(NAME, AVAILABLE, REASON)
+    if "package" not in _loaded:
+        import mpi4py.MPI  # noqa: F401 - MPI first, started by mpi4py as the job expects
+        try:
+            _loaded["package"] = importlib.import_module("qiskit_aer_mpi")
+        except Exception as exc:  # a broken build: unavailable from here on, with why
+            raise RuntimeError(f"the {NAME} adapter is unavailable: qiskit_aer_mpi failed "
+                               f"to import: {type(exc).__name__}: {exc}") from None
+    return _loaded["package"]
+
+
+def _require():
+    _package()
+
+
+def version():
+    _base.require(NAME, AVAILABLE, REASON)
+    return importlib.metadata.version(PACKAGE)
+
+
+def sync():
+    """Nothing to wait for: a run returns its result when every rank's part is done."""
+
+
+_threads = _base.ThreadCount(_require)
+threads, set_threads = _threads.threads, _threads.set_threads
+
+
+class _State:
+    """Where a run starts: |0...0> (``start`` None, Aer's own initial state) or a
+    whole vector every rank passes (Aer's set_statevector keeps each rank's chunks)."""
+
+    def __init__(self, n, start=None):
+        self.n, self.start, self.last = n, start, None  # last: the last run's _Native
+
+
+def from_numpy(vec):
+    _require()
+    _base.precision_of(vec, NAME, PRECISIONS)
+    vec = np.asarray(vec)
+    n = vec.shape[0].bit_length() - 1
+    if vec[0] == 1 and np.count_nonzero(vec) == 1:  # |0...0>: Aer makes it in place
+        return _State(n)
+    return _State(n, np.array(vec, np.complex128))
+
+
+def _gate(instruction):
+    """(qiskit gate, its qubits) of one checked instruction."""
+    from qiskit.circuit import library
+    name, locs, ctrls, vals, params = _base.parts(instruction)
+    named = {"X": library.XGate, "Y": library.YGate, "Z": library.ZGate,
+             "H": library.HGate, "S": library.SGate, "T": library.TGate,
+             "SWAP": library.SwapGate}
+    rotations = {"Rx": library.RXGate, "Ry": library.RYGate, "Rz": library.RZGate,
+                 "phase": library.PhaseGate}
+    base = None
+    if name in named and not params:
+        base = named[name]()
+    elif name in rotations and len(params) == 1:
+        base = rotations[name](params[0])
+    matrix = np.asarray(instruction.matrix, np.complex128)
+    # a name is only trusted where qiskit's gate has the instruction's matrix (qubit j of
+    # a gate is bit j of its matrix's index in both)
+    if base is None or base.num_qubits != len(locs) or not np.allclose(
+            base.to_matrix(), matrix, atol=1e-12):
+        if ctrls and len(ctrls) + len(locs) <= DENSE_QUBITS:
+            return library.UnitaryGate(_controlled(matrix, len(locs), vals)), [*locs, *ctrls]
+        base = library.UnitaryGate(matrix)
+    if not ctrls:
+        return base, list(locs)
+    state = sum(v << j for j, v in enumerate(vals))
+    return base.control(len(ctrls), ctrl_state=state), [*ctrls, *locs]
+
+
+def _controlled(matrix, t, vals):
+    """The dense matrix, over the targets (low bits) then the controls, that applies
+    ``matrix`` where the controls read ``vals`` and the identity elsewhere."""
+    size = 1 << (t + len(vals))
+    out = np.eye(size, dtype=np.complex128)
+    block = sum(v << j for j, v in enumerate(vals)) << t
+    out[block:block + (1 << t), block:block + (1 << t)] = matrix
+    return out
+
+
+class _Native:
+    """A circuit as Aer runs it: transpiled to its basis, and the same with
+    ``save_statevector`` at the end for reading the state (made on first read)."""
+
+    def __init__(self, instructions, n):
+        from qiskit import QuantumCircuit, transpile
+        package = _package()
+        qc = QuantumCircuit(n)
+        for instruction in instructions:
+            gate, qubits = _gate(instruction)
+            qc.append(gate, qubits)
+        self.n = n
+        self.simulator = package.AerSimulator(method="statevector", precision="double")
+        self.circuit = transpile(qc, self.simulator, optimization_level=0)
+        self.saving = None
+
+    def saved(self):
+        if self.saving is None:
+            self.saving = self.circuit.copy()
+            self.saving.save_statevector()
+        return self.saving
+
+
+# built per state size, on the first (validation) run: a gate's circuit needs the state's
+# qubit count, and a circuit is transpiled once, outside the timed runs
+gate, circuit, apply = _base.programs(__name__, _require, _Native, per_size=True)
+
+
+def _options(n):
+    """The run options of this job: one chunk a rank (blocking over the top log2(R)
+    qubits) where there is more than one rank."""
+    from mpi4py import MPI
+    ranks = MPI.COMM_WORLD.Get_size()
+    options = {"max_parallel_threads": _threads.count, "max_parallel_experiments": 1,
+               "max_parallel_shots": 1, "shots": 1}
+    if ranks > 1:
+        g = ranks.bit_length() - 1
+        options.update(blocking_enable=True, blocking_qubits=n - g)
+    return options, ranks
+
+
+def _execute(state, native, circuit):
+    """Aer's result of ``circuit`` from ``state``'s start, on every rank; RuntimeError
+    naming Aer where it fails or did not run over this job's ranks."""
+    if state.start is not None:
+        from qiskit import QuantumCircuit
+        prefix = QuantumCircuit(state.n)
+        prefix.set_statevector(state.start)
+        circuit = prefix.compose(circuit)
+    options, ranks = _options(state.n)
+    try:
+        result = native.simulator.run(circuit, **options).result()
+    except Exception as exc:
+        raise _base.tool_failed(NAME, exc) from exc
+    if not result.success:
+        raise RuntimeError(f"{NAME} failed: {result.status}")
+    got = result.metadata.get("num_processes_per_experiments", 1)
+    if got != ranks:
+        raise RuntimeError(f"{NAME} ran over {got} MPI process(es), not the job's {ranks}: "
+                           "is qiskit_aer_mpi built with AER_MPI?")
+    return result
+
+
+def run(state, program):
+    """The circuit from ``state``'s start, every rank calling it: the timed call."""
+    if type(state) is not _State:
+        raise _base.not_a_state(NAME, state)
+    native = _base.built(program, NAME, state.n)
+    _execute(state, native, native.circuit)
+    state.last = native
+    return state
+
+
+def _whole_state_fits(n):
+    """MemoryError on every rank alike, before Aer runs, where some rank's machine cannot
+    hold the whole gathered state on each of its ranks (and Aer's copy of it): every
+    rank asks, so that none is left waiting in Aer's gather."""
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    local = world.Split_type(MPI.COMM_TYPE_SHARED)  # the ranks on this rank's machine
+    try:
+        states.check_fits(n, np.complex128, copies=2 * local.Get_size())
+        reason = None
+    except MemoryError as exc:
+        reason = str(exc)
+    finally:
+        local.Free()
+    reasons = [r for r in world.allgather(reason) if r]
+    if reasons:
+        raise MemoryError(f"{NAME} reads its state whole on every rank: {reasons[0]}")
+
+
+def to_numpy(state):
+    """The whole vector after the last run, on every rank (a second run of its circuit,
+    saving the state, which Aer gathers onto every rank)."""
+    if type(state) is not _State:
+        raise _base.not_a_state(NAME, state)
+    if state.last is None:
+        return states.zero_state(state.n) if state.start is None else state.start
+    _whole_state_fits(state.n)
+    native = state.last
+    result = _execute(state, native, native.saved())
+    return np.asarray(result.get_statevector(), np.complex128)
+
+
+def distance(state, expected, comm):
+    """The largest amplitude error over every rank, ``expected`` being this rank's slice
+    (rank r holds the r-th of R equal chunks). Every rank calls it."""
+    size = expected.size
+    rank = comm.Get_rank()
+    got = to_numpy(state)[rank * size:(rank + 1) * size]
+    return comm.allreduce(float(np.max(np.abs(got - expected))), op=exchange.max_op())
+
+
+def norm(state):
+    """The state's squared norm (every rank holds the whole gathered vector)."""
+    got = to_numpy(state)
+    return float(np.vdot(got, got).real)
