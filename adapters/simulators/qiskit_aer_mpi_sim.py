@@ -193,8 +193,11 @@ def _options(n):
     qubits) where there is more than one rank."""
     from mpi4py import MPI
     ranks = MPI.COMM_WORLD.Get_size()
+    # enable_truncation off: Aer drops the qubits no saved result depends on, and a run
+    # that saves nothing then simulates no qubit at all (17.8 ms for qft on 24 qubits
+    # over 2 ranks, against 2.4 s for 22 qubits untruncated, measured)
     options = {"max_parallel_threads": _threads.count, "max_parallel_experiments": 1,
-               "max_parallel_shots": 1, "shots": 1}
+               "max_parallel_shots": 1, "shots": 1, "enable_truncation": False}
     if ranks > 1:
         g = ranks.bit_length() - 1
         options.update(blocking_enable=True, blocking_qubits=n - g)
@@ -203,7 +206,7 @@ def _options(n):
 
 def _execute(state, native, circuit):
     """Aer's result of ``circuit`` from ``state``'s start, on every rank; RuntimeError
-    naming Aer where it fails or did not run over this job's ranks."""
+    naming Aer where it fails, did not run over this job's ranks or left out qubits."""
     if state.start is not None:
         from qiskit import QuantumCircuit
         prefix = QuantumCircuit(state.n)
@@ -220,6 +223,9 @@ def _execute(state, native, circuit):
     if got != ranks:
         raise RuntimeError(f"{NAME} ran over {got} MPI process(es), not the job's {ranks}: "
                            "is qiskit_aer_mpi built with AER_MPI?")
+    simulated = result.results[0].metadata.get("num_qubits", 0)  # the register's size
+    if simulated != state.n:  # a run that dropped qubits measured less than the circuit
+        raise RuntimeError(f"{NAME} simulated {simulated} of the circuit's {state.n} qubits")
     return result
 
 
