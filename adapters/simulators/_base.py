@@ -11,6 +11,9 @@ becomes a RuntimeError naming the tool (:func:`tool_failed`).
 """
 
 import ctypes
+import importlib
+import importlib.metadata
+import importlib.util
 import sys
 
 import numpy as np
@@ -48,6 +51,42 @@ def basics(name, tool, available, reason):
         """Nothing to wait for: the tool's calls return when the work is done."""
 
     return _require, version, sync
+
+
+def mpi_build(name, module, package, what, missing):
+    """``(AVAILABLE, REASON, load, version)`` of the adapter ``name`` of a tool's MPI build,
+    the module ``module`` of the distribution ``package`` (``what`` it is, in a few
+    words; ``missing``: how it is built, for the reason where it is not installed).
+
+    It is found, not imported: importing an MPI build joins MPI for the rest of the
+    process, so ``load(importer=importlib.import_module)`` imports it on first use, after
+    mpi4py has started MPI (the build then runs inside the job's MPI), and a failure is a
+    RuntimeError naming the adapter."""
+    lacking = [m for m in (module, "mpi4py") if importlib.util.find_spec(m) is None]
+    if not lacking:
+        available, reason = True, f"{package} {importlib.metadata.version(package)} ({what})"
+    elif "mpi4py" in lacking:
+        available, reason = False, "mpi4py is not installed (make setup installs it with Open MPI)"
+    else:
+        available, reason = False, f"{module} is not installed: {missing}"
+    loaded = {}
+
+    def load(importer=importlib.import_module):
+        require(name, available, reason)
+        if module not in loaded:
+            import mpi4py.MPI  # noqa: F401 - MPI first, started by mpi4py as the job expects
+            try:
+                loaded[module] = importer(module)
+            except Exception as exc:  # a broken build: unavailable from here on, with why
+                raise RuntimeError(f"the {name} adapter is unavailable: {module} failed to "
+                                   f"import: {type(exc).__name__}: {exc}") from None
+        return loaded[module]
+
+    def version():
+        require(name, available, reason)
+        return importlib.metadata.version(package)
+
+    return available, reason, load, version
 
 
 def kernel_signature(module_name):

@@ -18,8 +18,6 @@ imported when a program or state is first made, never when backends are listed.
 
 import ctypes
 import importlib
-import importlib.metadata
-import importlib.util
 import os
 import sys
 
@@ -41,59 +39,45 @@ SETTINGS = {"threads": "1 (QuEST's OpenMP loops; see set_threads)",
             "fusion": "none (QuEST has none)"}
 
 
-def _found():
-    missing = [m for m in ("pyquest_mpi", "mpi4py") if importlib.util.find_spec(m) is None]
-    if not missing:
-        return True, f"{PACKAGE} {importlib.metadata.version(PACKAGE)} (QuEST distributed)"
-    if "mpi4py" in missing:
-        return False, "mpi4py is not installed (make setup installs it with Open MPI)"
-    return False, ("pyquest_mpi is not installed: requirements/pyquest_mpi.sh builds QuEST's "
-                   "distributed mode against the project's MPI (make setup)")
+AVAILABLE, REASON, _load, version = _base.mpi_build(
+    NAME, "pyquest_mpi", PACKAGE, "QuEST distributed",
+    "requirements/pyquest_mpi.sh builds QuEST's distributed mode against the project's "
+    "MPI (make setup)")
 
 
-AVAILABLE, REASON = _found()
-_loaded = {}
+def _quiet_import(module):
+    """``module`` (pyquest_mpi) and its submodules, imported with stdout shut: QuEST's
+    environment, made at import, prints "ERROR: Trying to initialize QuESTEnv multiple
+    times" on stdout when MPI is already running (mpi4py started it, as it should):
+    harmless, and kept out of the job's output."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        try:
+            package = importlib.import_module(module)
+            for sub in ("core", "unitaries", "operators"):
+                importlib.import_module(f"{module}.{sub}")
+        finally:
+            ctypes.CDLL(None).fflush(None)  # QuEST's printf, out before stdout returns
+            os.dup2(saved, 1)
+    finally:
+        os.close(saved)
+    return package
 
 
 def _package():
-    """pyquest_mpi, imported on first use. QuEST's environment, made at import, prints
-    "ERROR: Trying to initialize QuESTEnv multiple times" on stdout when MPI is already
-    running (mpi4py started it, as it should): harmless, and kept out of the job's
-    output."""
-    _base.require(NAME, AVAILABLE, REASON)
-    if "package" not in _loaded:
-        import mpi4py.MPI  # noqa: F401 - MPI first, started by mpi4py as the job expects
-        sys.stdout.flush()
-        saved = os.dup(1)
-        try:
-            with open(os.devnull, "wb") as null:
-                os.dup2(null.fileno(), 1)
-            try:
-                package = importlib.import_module("pyquest_mpi")
-                for sub in ("core", "unitaries", "operators"):
-                    importlib.import_module(f"pyquest_mpi.{sub}")
-            finally:
-                ctypes.CDLL(None).fflush(None)  # QuEST's printf, out before stdout returns
-                os.dup2(saved, 1)
-        except Exception as exc:  # a broken build: unavailable from here on, with why
-            raise RuntimeError(f"the {NAME} adapter is unavailable: pyquest_mpi failed to "
-                               f"import: {type(exc).__name__}: {exc}") from None
-        finally:
-            os.close(saved)
-        if not package.mpi or _quest.PRECISIONS.get(package.precision) != PRECISION:
-            raise RuntimeError(f"the {NAME} adapter is unavailable: pyquest_mpi is built "
-                               f"with MPI {package.mpi}, precision {package.precision}")
-        _loaded["package"] = package
-    return _loaded["package"]
+    """pyquest_mpi, imported on first use, checked to be the build the adapter drives."""
+    package = _load(_quiet_import)
+    if not package.mpi or _quest.PRECISIONS.get(package.precision) != PRECISION:
+        raise RuntimeError(f"the {NAME} adapter is unavailable: pyquest_mpi is built "
+                           f"with MPI {package.mpi}, precision {package.precision}")
+    return package
 
 
 def _require():
     _package()
-
-
-def version():
-    _base.require(NAME, AVAILABLE, REASON)
-    return importlib.metadata.version(PACKAGE)
 
 
 def sync():
