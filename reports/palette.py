@@ -25,12 +25,14 @@ from harness.ad.backends import names as ad_names
 from harness.statevector.backends import names as sv_names
 from harness.variational.backends import names as variational_names
 
-# tab10, Dark2 and the darkest navy, olive, red and purple of tab20b, without tab10's and
-# Dark2's greys (the figures draw their yardsticks in grey): 20 colours saturated enough to
-# read as thin lines on white, which tab20's pale half is not
+# tab10, Dark2, the darkest navy, olive, red, purple and gold of tab20b and Paired's dark
+# violet, without tab10's and Dark2's greys (the figures draw their yardsticks in grey): 22
+# colours saturated enough to read as thin lines on white, which tab20's pale half is not
+# (21 state-vector backends share the circuit figures)
 COLOURS = tuple(to_hex(c) for name, keep in (("tab10", (0, 1, 2, 3, 4, 5, 6, 8, 9)),
-                                             ("Dark2", range(7)), ("tab20b", (0, 4, 12, 16)))
-                for i, c in enumerate(colormaps[name].colors) if i in keep)
+                                             ("Dark2", range(7)),
+                                             ("tab20b", (0, 4, 12, 16, 8)), ("Paired", (9,)))
+                for c in (colormaps[name].colors[i] for i in keep))  # in keep's order
 #: matplotlib marker -> the glyph the page's key shows for it
 GLYPHS = {"o": "\u25cf", "s": "\u25a0", "^": "\u25b2", "D": "\u25c6", "v": "\u25bc",
           "P": "\u271a", "X": "\u2716"}

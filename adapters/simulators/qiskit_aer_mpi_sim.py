@@ -43,7 +43,9 @@ SETTINGS = {"threads": "1 (AerSimulator max_parallel_threads, see set_threads)",
             "api": "qiskit_aer_mpi AerSimulator(method='statevector'), one run per call "
                    "from |0> or a start vector (Aer keeps no distributed state between "
                    "runs): the chunk's allocation, fusion and cache blocking are timed "
-                   "with the gates; the circuit transpiled to Aer's basis beforehand; "
+                   "with the gates; a state remembers the programs run on it, and a "
+                   "read runs them again from its start, once; the circuit transpiled "
+                   "to Aer's basis beforehand; "
                    "enable_truncation off (a run that saves nothing would simulate no "
                    "qubit), and each run checked to have simulated all of them",
             "distribution": "Aer's cache blocking over the ranks: blocking_qubits = "
@@ -72,11 +74,14 @@ threads, set_threads = _threads.threads, _threads.set_threads
 
 
 class _State:
-    """Where a run starts: |0...0> (``start`` None, Aer's own initial state) or a
-    whole vector every rank passes (Aer's set_statevector keeps each rank's chunks)."""
+    """A state Aer does not keep: where every run starts, |0...0> (``start`` None, Aer's
+    own initial state) or a whole vector every rank passes (Aer's set_statevector keeps
+    each rank's chunks), and the programs run on it since (``applied``), which a read
+    runs from the start in one go. A run costs what it would on the evolved state: Aer's
+    work does not depend on the amplitudes."""
 
     def __init__(self, n, start=None):
-        self.n, self.start, self.last = n, start, None  # last: the last run's _Native
+        self.n, self.start, self.applied = n, start, []
 
 
 def from_numpy(vec):
@@ -128,8 +133,7 @@ def _controlled(matrix, t, vals):
 
 
 class _Native:
-    """A circuit as Aer runs it: transpiled to its basis, and the same with
-    ``save_statevector`` at the end for reading the state (made on first read)."""
+    """A circuit as Aer runs it: transpiled to its basis."""
 
     def __init__(self, instructions, n):
         from qiskit import QuantumCircuit, transpile
@@ -141,13 +145,6 @@ class _Native:
         self.n = n
         self.simulator = package.AerSimulator(method="statevector", precision="double")
         self.circuit = transpile(qc, self.simulator, optimization_level=0)
-        self.saving = None
-
-    def saved(self):
-        if self.saving is None:
-            self.saving = self.circuit.copy()
-            self.saving.save_statevector()
-        return self.saving
 
 
 # built per state size, on the first (validation) run: a gate's circuit needs the state's
@@ -199,12 +196,13 @@ def _execute(state, native, circuit):
 
 
 def run(state, program):
-    """The circuit from ``state``'s start, every rank calling it: the timed call."""
+    """The circuit from ``state``'s start, every rank calling it: the timed call. The
+    state then holds the program's result (``applied``)."""
     if type(state) is not _State:
         raise _base.not_a_state(NAME, state)
     native = _base.built(program, NAME, state.n)
     _execute(state, native, native.circuit)
-    state.last = native
+    state.applied.append(native)
     return state
 
 
@@ -228,15 +226,19 @@ def _whole_state_fits(n):
 
 
 def to_numpy(state):
-    """The whole vector after the last run, on every rank (a second run of its circuit,
-    saving the state, which Aer gathers onto every rank)."""
+    """The whole vector, on every rank: the programs run on the state, run again from its
+    start in one Aer run that saves the state (Aer gathers it onto every rank)."""
     if type(state) is not _State:
         raise _base.not_a_state(NAME, state)
-    if state.last is None:
-        return states.zero_state(state.n) if state.start is None else state.start
+    if not state.applied:
+        return states.zero_state(state.n) if state.start is None else state.start.copy()
+    from qiskit import QuantumCircuit
     _whole_state_fits(state.n)
-    native = state.last
-    result = _execute(state, native, native.saved())
+    reading = QuantumCircuit(state.n)
+    for native in state.applied:
+        reading.compose(native.circuit, inplace=True)
+    reading.save_statevector()
+    result = _execute(state, state.applied[-1], reading)
     return np.asarray(result.get_statevector(), np.complex128)
 
 

@@ -104,11 +104,12 @@ def test_fusion_is_declared(name):
 
 
 def test_fusion_states():
-    """The tools that fuse at their default: Aer (circuits, from 15 qubits, its own rule)
-    and qsim (at most 2 qubits); the rest run one pass per gate."""
+    """The tools that fuse at their default: Aer, in one process and over MPI (circuits,
+    from 15 qubits, its own rule) and qsim (at most 2 qubits); the rest run one pass per
+    gate."""
     declared = {name: declaration(adapters.load(name)).fusion for name in BUILT_IN}
     on = {name: fusion.default for name, fusion in declared.items() if fusion.fuses}
-    assert on == {"qiskit_aer_sim": None, "qsim_sim": 2}
+    assert on == {"qiskit_aer_sim": None, "qiskit_aer_mpi_sim": None, "qsim_sim": 2}
 
 
 # --- correctness ------------------------------------------------------------------------
