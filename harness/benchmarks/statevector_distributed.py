@@ -45,7 +45,7 @@ def size(scaling, n, ranks):
 def job(circuit, n, ranks, backend):
     """The report row of one MPI job: {"status", "reason", and what it measured}."""
     ok, reason = registry.simulator(backend).available()
-    if not ok:  # no job started for a peer not installed here (make aer-mpi's, in CI)
+    if not ok:  # a backend not installed here starts no job: its reason is the row's
         return {"status": "skipped", "reason": reason}
     if launch.oversubscribed(ranks):
         return {"status": "skipped", "reason": f"{ranks} ranks on this machine's cores: "
