@@ -8,11 +8,12 @@ what a circuit would take on a described cluster, split into compute and communi
   on one of them). A larger slice is modelled: its passes over the slice times the bytes a pass
   moves, at the in-place bandwidth of this machine's memory measured now (a lower bound:
   the fused stages also compute).
-- **Communication**, from the exchange plan: each exchange moves half a slice each way
-  in messages of at most the exchange's chunk. The R ranks sit K to a node in order, so
-  an exchange on global bit j stays inside a node when 2**j < R/K (at this machine's
-  in-place memory bandwidth, measured) and crosses the link otherwise, where the R/K
-  ranks of a node share the node's link: bytes * (R/K) / link + messages * latency.
+- **Communication**, from the exchange plan: an exchange of k global bits swaps a block
+  of 2**-k of the slice with each of 2**k - 1 partners, in messages of at most the
+  exchange's chunk. The R ranks sit K to a node in order, so a block swapped with a
+  partner of the same node goes through memory (at this machine's in-place memory
+  bandwidth, measured) and one swapped with a partner on another node over the link,
+  which the R/K ranks of a node share: bytes * (R/K) / link + messages * latency.
 
 Times assume one rank per core and the ranks of a node not slowing each other's memory
 traffic; the output says so.
@@ -33,7 +34,7 @@ from harness.distributed.arguments import LATENCY_US, LINK_GBPS
 from harness.statevector import levels
 from harness.timing import best_seconds, format_seconds
 from kernels.statevector import distributed, states
-from kernels.statevector.distributed.exchange import chunk_amplitudes
+from kernels.statevector.distributed.exchange import chunk_amplitudes, partners
 
 #: Slices up to this many qubits are run here to measure a rank's compute (1 GiB in
 #: complex128); larger ones are modelled from their passes.
@@ -82,11 +83,12 @@ def _compute(circuit, ranks, precision):
 
 
 def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs):
-    """{"intra": {...}, "inter": {...}, "seconds"}: the exchanges inside a node and over
-    the link, each with its count, bytes and messages per rank and seconds."""
+    """{"intra": {...}, "inter": {...}, "seconds"}: the blocks swapped inside a node and
+    over the link, each with the exchanges that swap any, the bytes and messages per rank
+    and the seconds (an exchange with partners on both sides counts in both)."""
     local = plan.n - plan.g
-    half = (precision.itemsize << local) // 2
-    messages = math.ceil(((1 << local) // 2) / chunk_amplitudes(1 << local, precision.itemsize))
+    slice_size = 1 << local
+    chunk = chunk_amplitudes(slice_size, precision.itemsize)
     per_node = ranks // nodes
     link = link_gbps * 1e9 / 8  # bytes per second, shared by the node's ranks
     out = {}
@@ -95,14 +97,22 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
     for step in plan.steps:
         if not isinstance(step, distributed.plan.Exchange):
             continue
-        inside = (1 << (step.glob - local)) < per_node
-        row = out["intra" if inside else "inter"]
-        row["exchanges"] += 1
-        row["bytes_per_rank"] += half
-        row["messages"] += messages
-        # inside a node: a copy through memory (read and write on both ranks)
-        row["seconds"] += (2 * half / (memory_gbs * 1e9) if inside else
-                           half * per_node / link + messages * latency_us * 1e-6)
+        block = slice_size >> len(step.local)  # amplitudes swapped with each partner
+        nbytes = block * precision.itemsize
+        messages = max(1, block // chunk)
+        kinds = set()
+        # rank 0's partners: every rank's lie as far (ranks sit in order, K to a node)
+        for partner in partners(0, [G - local for G in step.glob]):
+            kind = "intra" if partner < per_node else "inter"
+            kinds.add(kind)
+            row = out[kind]
+            row["bytes_per_rank"] += nbytes
+            row["messages"] += messages
+            # inside a node: a copy through memory (read and write on both ranks)
+            row["seconds"] += (2 * nbytes / (memory_gbs * 1e9) if kind == "intra" else
+                               nbytes * per_node / link + messages * latency_us * 1e-6)
+        for kind in kinds:
+            out[kind]["exchanges"] += 1
     out["seconds"] = out["intra"]["seconds"] + out["inter"]["seconds"]
     return out
 

@@ -1,10 +1,15 @@
-"""The one message the distributed backend sends: a local bit and a global bit trade places.
+"""The one message the distributed backend sends: local bits and global bits trade places.
 
-Rank r holds the amplitudes whose global bit is y = bit j of r. Swapping local bit p with
-that global bit moves the amplitudes whose bit p differs from y to the partner rank
-r ^ 2**j, which sends back the same count, index for index: each rank swaps the half of
-its slice where bit p is 1 - y with its partner's half where bit p is the partner's 1 - y.
-The half goes in chunks of at most :func:`chunk_amplitudes` (two such buffers, a send and
+Rank r's global bits j_1..j_k have values y. Swapping local bits p_1..p_k with them sends
+each amplitude whose bits p (values z) differ from y to the rank whose bits j are z, and
+it lands where bits p are y; that rank sends back as many, index for index. So each rank
+splits its slice into 2**k blocks by the values of bits p, keeps block y, and swaps block
+z with the one partner whose bits j are z, in 2**k - 1 rounds (the round with
+z = y ^ d pairs every rank with its partner's round d too). k = 1 is QuEST's pairwise
+exchange of half a slice; larger k a batched remap (qiskit-aer's chunk swap, mpiQulacs'
+FusedSWAP), 1 - 2**-k of the slice sent where k single swaps would send k halves.
+
+A block goes in chunks of at most :func:`chunk_amplitudes` (two such buffers, a send and
 a receive, stay within a quarter of the slice), so a rank's memory stays within 1.25
 times its slice. A received chunk cannot land in place while the partner may still be
 reading the piece it replaces, so each chunk is copied twice, by MPI into the receive
@@ -55,45 +60,96 @@ class Exchanger:
         return self.send.nbytes + self.recv.nbytes
 
     def swap(self, state, local, glob_index):
-        """Swap local bit ``local`` of ``state`` (this rank's slice) with global bit
-        ``glob_index`` (bit of the rank's number)."""
+        """Swap local bits ``local`` of ``state`` (this rank's slice) with global bits
+        ``glob_index`` (bits of the rank's number), the i-th of each together."""
         started = time.perf_counter()
         rank = self.comm.Get_rank()
-        partner = rank ^ (1 << glob_index)
-        y = (rank >> glob_index) & 1
-        half = state.reshape(-1, 2, 1 << local)[:, 1 - y, :]  # (A, B): B consecutive each
-        # The pair meets first, so that the time a rank waits for a partner still busy
-        # with its own gates (controls on global qubits leave ranks unequal work) is told
-        # apart from the time the bytes take.
-        self.comm.Sendrecv(self.token[:1], partner, recvbuf=self.token[1:], source=partner)
-        met = time.perf_counter()
-        rows, width = half.shape
-        messages = 0
-        if width >= self.chunk:  # consecutive pieces: sent from the state itself
-            for a in range(rows):
-                for s in range(0, width, self.chunk):
-                    piece = half[a, s:s + self.chunk]
-                    got = self.recv[:piece.size]
+        mine = sum(((rank >> j) & 1) << i for i, j in enumerate(glob_index))
+        view = _split(state, local)
+        waited = sent = messages = 0
+        for d, partner in enumerate(partners(rank, glob_index), 1):
+            block = view[_select(local, mine ^ d)]
+            # The pair meets first, so that the time a rank waits for a partner still
+            # busy with its own gates (controls on global qubits leave ranks unequal
+            # work) is told apart from the time the bytes take.
+            meeting = time.perf_counter()
+            self.comm.Sendrecv(self.token[:1], partner, recvbuf=self.token[1:], source=partner)
+            waited += time.perf_counter() - meeting
+            for piece in _pieces(block, self.chunk):
+                got = self.recv[:piece.size]
+                if piece.ndim == 1:  # one run: sent from the state itself
                     self.comm.Sendrecv(piece, partner, recvbuf=got, source=partner)
                     piece[...] = got
-                    messages += 1
-        else:  # short runs: packed, a chunk's worth of rows at a time
-            per = self.chunk // width
-            for a in range(0, rows, per):
-                block = half[a:a + per]
-                k = block.size
-                packed = self.send[:k].reshape(block.shape)
-                packed[...] = block
-                got = self.recv[:k]
-                self.comm.Sendrecv(self.send[:k], partner, recvbuf=got, source=partner)
-                block[...] = got.reshape(block.shape)
+                else:  # short runs, packed
+                    packed = self.send[:piece.size].reshape(piece.shape)
+                    packed[...] = piece
+                    self.comm.Sendrecv(self.send[:piece.size], partner, recvbuf=got,
+                                       source=partner)
+                    piece[...] = got.reshape(piece.shape)
                 messages += 1
+            sent += block.nbytes
         s = self.stats
         s["exchanges"] += 1
         s["messages"] += messages
-        s["bytes_per_rank"] += half.nbytes
+        s["bytes_per_rank"] += sent
         s["seconds"] += time.perf_counter() - started
-        s["wait_seconds"] += met - started
+        s["wait_seconds"] += waited
+
+
+def partners(rank, bits):
+    """The ranks ``rank`` swaps a block with when its bits ``bits`` (of its number) trade
+    places with as many local bits, in the order of the rounds: round d (1 .. 2**k - 1)
+    flips bit ``bits[i]`` where bit i of d is 1, so every rank meets its partner in the
+    same round."""
+    return [rank ^ sum(((d >> i) & 1) << j for i, j in enumerate(bits))
+            for d in range(1, 1 << len(bits))]
+
+
+def _split(state, bits):
+    """``state`` (2**L amplitudes) viewed with an axis of length 2 for each bit of
+    ``bits``, from the highest, and the runs of bits between them as axes of their own:
+    bits 5 and 2 of 8 give the shape (4, 2, 4, 2, 4)."""
+    shape, top = [], state.size.bit_length() - 1
+    for b in sorted(bits, reverse=True):
+        shape += [1 << (top - b - 1), 2]
+        top = b
+    shape.append(1 << top)
+    return state.reshape(shape)
+
+
+def _select(bits, value):
+    """The index into :func:`_split`'s view of the block where bit ``bits[i]`` is bit i
+    of ``value``."""
+    order = sorted(range(len(bits)), key=lambda i: -bits[i])
+    index = []
+    for i in order:
+        index += [slice(None), (value >> i) & 1]
+    return tuple(index) + (slice(None),)
+
+
+def _pieces(block, chunk):
+    """``block`` (runs along its last axis, the other axes powers of two) cut into views
+    of at most ``chunk`` amplitudes: pieces of one run (1-d) where a run is as long as a
+    chunk, else as many whole runs as a chunk holds (2-d or more)."""
+    width = block.shape[-1]
+    if width >= chunk:
+        for row in np.ndindex(block.shape[:-1]):
+            for s in range(0, width, chunk):
+                yield block[row][s:s + chunk]
+        return
+    per = chunk // width  # runs a piece holds: a power of two, as every axis length
+    rows = block.size // width
+    if rows <= per:
+        yield block
+        return
+    inner = block.size // width // block.shape[0]  # runs under one index of axis 0
+    if inner <= per:
+        step = per // inner
+        for a in range(0, block.shape[0], step):
+            yield block[a:a + step]
+    else:
+        for a in range(block.shape[0]):
+            yield from _pieces(block[a], chunk)
 
 
 #: The slice :func:`bandwidth` exchanges: one size for every job, so that the numbers of
@@ -121,7 +177,7 @@ def bandwidth(comm, dtype, repeat=5):
             np.copyto(target, source)
     swap_s, copy_s = [], []
     for _ in range(repeat):
-        swap_s.append(slowest(comm, lambda: exchanger.swap(scratch, local, 0)))
+        swap_s.append(slowest(comm, lambda: exchanger.swap(scratch, (local,), (0,))))
         copy_s.append(slowest(comm, copy))
     sent = source.nbytes
     out = {"bytes": sent, "exchange_gbs": sent / min(swap_s) / 1e9,

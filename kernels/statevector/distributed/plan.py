@@ -11,13 +11,16 @@ sits at which physical bit (the layout) changes as the circuit runs:
   (:func:`restrict`), with no message.
 - The circuit is cut into stretches whose gates need at most L qubits together: the cache
   blocking's grouping (``fused.stages.groups``), one level up, with the slice as the chunk.
-  Before a stretch, every qubit it needs that is global is swapped with a local one (an
-  exchange of half a slice between partner ranks); the local qubit sent away is the one
-  whose next need lies furthest ahead (Belady's rule), so over the circuit the exchanges
-  are as few as that rule makes them, and each moves the same bytes.
+  Before a stretch, every qubit it needs that is global trades places with a local one,
+  all in one exchange (k global bits at once send 1 - 2**-k of a slice, where k
+  exchanges of one bit would send k halves: :mod:`.exchange`). The local qubits sent
+  away are those whose next need lies furthest ahead (Belady's rule); between equals,
+  those the final layout wants global, at the global bit it wants them, so that they
+  need not move again.
 - SWAP gates move no amplitude here: they relabel the layout (as the fused backend's
-  stages do), and the final layout is restored at the end with exchanges and local SWAPs,
-  so the state ends in the usual order.
+  stages do), and the final layout is restored at the end, in one exchange (two where
+  global qubits must trade global bits) and local SWAPs, so the state ends in the usual
+  order.
 """
 
 from typing import NamedTuple
@@ -40,10 +43,17 @@ class Local(NamedTuple):
 
 
 class Exchange(NamedTuple):
-    """Local bit ``local`` and global bit ``glob`` (a physical bit >= L) trade places:
-    each rank swaps half its slice with the rank that differs in that global bit."""
-    local: int
-    glob: int
+    """Local bits ``local`` and global bits ``glob`` (physical bits >= L) trade places,
+    the i-th of each together: with k pairs, each rank keeps the 2**-k of its slice whose
+    local bits equal its global ones and swaps each other block with the rank whose
+    global bits equal that block's local ones (k = 1: QuEST's half-slice exchange; more:
+    a batched remap, qiskit-aer's chunk swap), sending 1 - 2**-k of its slice."""
+    local: tuple
+    glob: tuple
+
+    def sent(self, slice_bytes):
+        """The bytes each rank sends: every block of its slice but the one it keeps."""
+        return slice_bytes - (slice_bytes >> len(self.local))
 
 
 class Plan(NamedTuple):
@@ -54,6 +64,10 @@ class Plan(NamedTuple):
     @property
     def exchanges(self):
         return sum(isinstance(s, Exchange) for s in self.steps)
+
+    def sent(self, slice_bytes):
+        """The bytes each rank sends over the whole plan, for slices of ``slice_bytes``."""
+        return sum(s.sent(slice_bytes) for s in self.steps if isinstance(s, Exchange))
 
 
 def _offblock(m, j):
@@ -130,45 +144,93 @@ def plan(instructions, n, g, eviction="furthest"):
             raise ValueError(f"{inst.name} on {inst.locs} mixes {len(needs(inst))} qubits; a "
                              f"slice of 2**{local} amplitudes holds {local} (fewer ranks, "
                              "or more qubits per rank)")
-    where = list(range(n))  # logical qubit -> physical bit
-    steps = []
-
-    def swap(p, G):
-        a, b = where.index(p), where.index(G)
-        where[a], where[b] = G, p
-        steps.append(Exchange(p, G))
-
-    for k, (taken, active) in enumerate(cut):
-        for q in sorted(active):
-            if where[q] >= local:
-                ahead = [a for _, a in cut[k + 1:]] if eviction == "furthest" else []
-                swap(_evict(where, local, active, ahead, eviction), where[q])
-        steps.append(Local(tuple(_physical(inst, where) for inst in taken)))
     # the end: qubit q's amplitudes at moved.get(q, q) (the SWAP gates' relabelling)
     target = [moved.get(q, q) for q in range(n)]
-    for G in range(local, n):
-        q = target.index(G)
-        if where[q] == G:
-            continue
-        if where[q] >= local:  # global elsewhere: through a local bit first
-            swap(_evict(where, local, set(), [], eviction), where[q])
-        swap(where[q], G)
-    steps.append(Local(tuple(_local_swaps(where, target))))
-    return Plan(n, g, tuple(s for s in steps if not (isinstance(s, Local) and not s.gates)))
+    layout = _Layout(n, local, target, eviction)
+    for k, (taken, active) in enumerate(cut):
+        layout.bring(active, [a for _, a in cut[k + 1:]])
+        layout.steps.append(Local(tuple(_physical(inst, layout.where) for inst in taken)))
+    layout.restore()
+    return Plan(n, g, tuple(s for s in layout.steps
+                            if not (isinstance(s, Local) and not s.gates)))
 
 
-def _evict(where, local, active, ahead, eviction):
-    """The local bit to send away, holding a qubit the stretch does not need: the one
-    needed again furthest ahead (never, best), the highest bit between equals, whose
-    halves are the longest contiguous runs to send; or ("lowest") the lowest such bit."""
-    candidates = [q for q in range(len(where)) if where[q] < local and q not in active]
-    if eviction == "lowest":
-        return min(where[q] for q in candidates)
+class _Layout:
+    """Where each logical qubit sits (``where``: qubit -> physical bit) as the plan goes,
+    and the steps that moved it."""
 
-    def next_need(q):
-        return next((i for i, a in enumerate(ahead) if q in a), len(ahead))
-    q = max(candidates, key=lambda q: (next_need(q), where[q]))
-    return where[q]
+    def __init__(self, n, local, target, eviction):
+        self.where = list(range(n))
+        self.local, self.target, self.eviction = local, target, eviction
+        self.steps = []
+
+    def remap(self, pairs):
+        """One exchange: each (local bit, global bit) of ``pairs`` trade places."""
+        at = {p: q for q, p in enumerate(self.where)}
+        for p, G in pairs:
+            self.where[at[p]], self.where[at[G]] = G, p
+        self.steps.append(Exchange(tuple(p for p, _ in pairs), tuple(G for _, G in pairs)))
+
+    def bring(self, active, ahead):
+        """Every qubit of ``active`` that is global made local, in one exchange: as many
+        local qubits sent away as come in (:meth:`evict`)."""
+        coming = sorted(q for q in active if self.where[q] >= self.local)
+        if not coming:
+            return
+        vacated = [self.where[q] for q in coming]
+        going = self.evict(len(coming), active, ahead if self.eviction == "furthest" else [])
+        self.remap(_paired(going, vacated, self.where, self.target))
+
+    def evict(self, count, active, ahead):
+        """``count`` local bits to send away, holding qubits the stretch does not need:
+        those needed again furthest ahead (never, best: Belady's rule); between equals
+        first those the final layout wants global (they then stay), then the highest
+        bits, whose blocks are the longest runs to send. Or ("lowest") the lowest bits."""
+        candidates = [q for q in range(len(self.where))
+                      if self.where[q] < self.local and q not in active]
+
+        def next_need(q):
+            return next((i for i, a in enumerate(ahead) if q in a), len(ahead))
+        if self.eviction == "lowest":
+            key = lambda q: -self.where[q]  # noqa: E731
+        else:
+            key = lambda q: (next_need(q), self.target[q] >= self.local,  # noqa: E731
+                             self.where[q])
+        return [self.where[q] for q in sorted(candidates, key=key, reverse=True)[:count]]
+
+    def restore(self):
+        """Every global bit given the qubit the final layout wants there, then the local
+        bits put in order with SWAP gates. A wanted qubit that is local comes in at once;
+        one that sits at another global bit goes out to a local bit with the qubit there
+        in the same exchange, and comes in by a second (more where a slice holds fewer
+        bits than the ranks' number)."""
+        while True:
+            wrong = [G for G in range(self.local, len(self.where))
+                     if self.where[self.target.index(G)] != G]
+            if not wrong:
+                break
+            wanted = {G: self.target.index(G) for G in wrong}
+            pairs = [(self.where[q], G) for G, q in wanted.items() if self.where[q] < self.local]
+            stuck = [G for G, q in wanted.items() if self.where[q] >= self.local]
+            spare = self.evict(len(stuck), set(wanted.values()), [])
+            self.remap(pairs + list(zip(spare, stuck)))  # zip: as many as there are spare
+        self.steps.append(Local(tuple(_local_swaps(self.where, self.target))))
+
+
+def _paired(going, vacated, where, target):
+    """(local bit, global bit) pairs that send the bits of ``going`` to those of
+    ``vacated``: a qubit the final layout wants at one of those global bits goes there."""
+    at = {p: q for q, p in enumerate(where)}
+    free = list(vacated)
+    pairs, rest = [], []
+    for p in going:
+        want = target[at[p]]
+        if want in free:
+            free.remove(want)
+            pairs.append((p, want))
+        else:
+            rest.append(p)
+    return pairs + list(zip(rest, free))
 
 
 def _physical(inst, where):

@@ -106,7 +106,7 @@ class Program:
         self.exchanger.reset()
         for step in self.steps:
             if isinstance(step, planning.Exchange):
-                self.exchanger.swap(state, step.local, step.glob - self.local)
+                self.exchanger.swap(state, step.local, tuple(G - self.local for G in step.glob))
             else:
                 step(state)
         self.info["comm"] = dict(self.exchanger.stats)
@@ -216,9 +216,10 @@ BACKEND = Backend(
     runner=kernel_runner(__name__, MpiRunner), threads="numba", one_gate=False, mpi=True,
     available=_available,
     fusion=FusionFacts(settings=fused.FUSION, default=fused.DEFAULT_MAX_QUBITS,
-                       rule="the fused backend on each rank's slice, between exchanges of "
-                            "half slices that bring global qubits a stretch mixes local"),
+                       rule="the fused backend on each rank's slice, between exchanges that "
+                            "bring the global qubits a stretch mixes local, all at once"),
     describe={"driven": "kernels.statevector.distributed.compile, once; every rank calls "
                         "the program on its slice",
-              "exchange": "pairwise half-slice swaps (MPI Sendrecv), chunks of at most "
-                          f"1/8 slice or {MESSAGE_BYTES >> 10} KiB"})
+              "exchange": "k global bits at once: a block of 2**-k slice swapped with each "
+                          "of 2**k - 1 partners (MPI Sendrecv), chunks of at most 1/8 slice "
+                          f"or {MESSAGE_BYTES >> 10} KiB"})

@@ -25,8 +25,9 @@ def emulate(plan, state):
     for step in plan.steps:
         if isinstance(step, planning.Exchange):
             t = state.reshape((2,) * n)  # axis a is bit n-1-a
-            state = np.ascontiguousarray(
-                np.swapaxes(t, n - 1 - step.local, n - 1 - step.glob)).reshape(-1)
+            for p, G in zip(step.local, step.glob, strict=True):
+                t = np.swapaxes(t, n - 1 - p, n - 1 - G)
+            state = np.ascontiguousarray(t).reshape(-1)
             continue
         slices = state.reshape(1 << g, 1 << local)
         for rank in range(1 << g):
@@ -91,7 +92,7 @@ def test_belady_sends_away_the_qubit_needed_last():
                circuits.gate("H", 3)]
     plan = planning.plan(circuit, 4, 1)
     first = next(s for s in plan.steps if isinstance(s, planning.Exchange))
-    assert first == planning.Exchange(local=2, glob=3)
+    assert first == planning.Exchange(local=(2,), glob=(3,))
     # the two H on qubit 3 cancel; the layout is put back at the end: two exchanges
     assert plan.exchanges == 2
 
