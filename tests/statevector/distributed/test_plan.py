@@ -97,6 +97,44 @@ def test_belady_sends_away_the_qubit_needed_last():
     assert plan.exchanges == 2
 
 
+def test_global_qubits_needed_together_come_in_one_exchange():
+    n, g = 6, 2
+    circuit = [circuits.gate("H", 4), circuits.gate("H", 5), circuits.gate("H", 0)]
+    plan = planning.plan(circuit, n, g)
+    first = next(s for s in plan.steps if isinstance(s, planning.Exchange))
+    assert sorted(first.glob) == [4, 5] and len(first.local) == 2
+    assert 0 not in first.local  # qubit 0 is needed by the same stretch
+    # one remap in, one out: 3/4 of a slice each, where four single swaps send 2 slices
+    assert plan.exchanges == 2 and plan.sent(1024) == 2 * 768
+    start = random_state(n, np.random.default_rng(2))
+    np.testing.assert_allclose(emulate(plan, start), expected(circuit, start), atol=1e-12)
+
+
+def test_global_qubits_swapped_with_each_other_are_restored():
+    # SWAP(4, 5) relabels: the final layout wants the two global qubits in each other's
+    # places, which no single exchange of local and global bits does: two are needed
+    n, g = 6, 2
+    circuit = [circuits.gate("H", 4), circuits.swap(4, 5), circuits.gate("Rx", 0, theta=0.4)]
+    plan = planning.plan(circuit, n, g)
+    start = random_state(n, np.random.default_rng(3))
+    np.testing.assert_allclose(emulate(plan, start), expected(circuit, start), atol=1e-12)
+    only = planning.plan([circuits.swap(4, 5)], n, g)
+    assert only.exchanges == 2
+    np.testing.assert_allclose(emulate(only, start), expected([circuits.swap(4, 5)], start),
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["qft", "random"])
+def test_exchanges_at_24_qubits_over_4_ranks(name):
+    # the count target (counted, not timed): at most a quarter of the exchanges
+    # that one per gate on a global qubit would make
+    n, g = 24, 2
+    circuit = circuits.LIBRARY[name](n, np.random.default_rng(0))
+    on_global = sum(max(i.locs + i.ctrl_locs) >= n - g for i in circuit)
+    plan = planning.plan(circuit, n, g)
+    assert 0 < 4 * plan.exchanges <= on_global
+
+
 def test_refusals_name_what_is_wrong():
     with pytest.raises(ValueError, match="at least one qubit"):
         planning.plan([], 3, 3)
