@@ -10,14 +10,22 @@ LATENCY_US = 2.0
 def predict_arguments(p):
     """The arguments of ``python -m harness predict`` on the parser ``p``."""
     p.add_argument("circuit", metavar="SOURCE", help="an .qasm file, mqt:NAME or lib:NAME")
-    p.add_argument("--qubits", type=int, help="circuit size for mqt: and lib:")
-    p.add_argument("--ranks", type=int, required=True, help="ranks (a power of two)")
-    p.add_argument("--nodes", type=int, default=1, help="nodes the ranks are spread over, "
-                   "R/K to a node, in order (default 1)")
+    p.add_argument("--qubits", type=int, nargs="+",
+                   help="circuit size for mqt: and lib: (several: a table, one row each)")
+    ranks = p.add_mutually_exclusive_group(required=True)
+    ranks.add_argument("--ranks", type=int, help="ranks (a power of two)")
+    ranks.add_argument("--ranks-per-node", type=int,
+                       help="ranks on each node (a power of two): R = this times the nodes")
+    p.add_argument("--nodes", type=int, nargs="+", default=[1],
+                   help="nodes the ranks are spread over, R/K to a node, in order (default "
+                        "1; several: a table, one column each)")
     p.add_argument("--link-gbps", type=float, default=LINK_GBPS,
                    help=f"each node's link to the others, Gb/s (default {LINK_GBPS:g})")
     p.add_argument("--latency-us", type=float, default=LATENCY_US,
                    help=f"a message's latency over the link, us (default {LATENCY_US:g})")
     p.add_argument("--precision", default="complex128")
+    p.add_argument("--model", action="store_true",
+                   help="model every rank's compute from its passes, run nothing (as for "
+                        "slices too large to run here): quick, a lower bound")
     p.add_argument("--json", help="write the prediction as JSON here")
     return p

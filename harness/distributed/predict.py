@@ -39,9 +39,15 @@ from kernels.statevector.distributed.exchange import chunk_amplitudes, partners
 #: Slices up to this many qubits are run here to measure a rank's compute (1 GiB in
 #: complex128); larger ones are modelled from their passes.
 MEASURED_QUBITS = 26
+
+#: The most ranks a prediction plans for: beyond the backend's own limit (the ranks it
+#: runs on), as far as the clusters the published runs used.
+MOST_RANKS = 1 << 16
+
+
 def _checked(ranks, nodes, link_gbps, latency_us):
     try:
-        g = distributed.global_qubits(ranks)
+        g = distributed.global_qubits(ranks, MOST_RANKS)
     except ValueError as exc:
         raise command.BadInput(f"--ranks: {exc}") from None
     if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1 or ranks % nodes:
@@ -53,18 +59,20 @@ def _checked(ranks, nodes, link_gbps, latency_us):
     return g
 
 
-def _compute(circuit, ranks, precision):
-    """(seconds, how, passes): a rank's compute, measured or modelled (module docstring)."""
-    n, g = circuit.n, distributed.global_qubits(ranks)
+def _compute(circuit, ranks, precision, model=False):
+    """(seconds, how, passes): a rank's compute, measured or modelled (module docstring);
+    modelled whatever the size with ``model``."""
+    n, g = circuit.n, distributed.global_qubits(ranks, MOST_RANKS)
     local = n - g
     slice_bytes = precision.itemsize << local
     programs = [distributed.Program(circuit.instructions, n, precision.dtype,
-                                    distributed.Placement(rank, ranks))
+                                    distributed.Placement(rank, ranks),
+                                    most_ranks=MOST_RANKS)
                 for rank in sorted({0, ranks - 1})]
     passes = max(p.info["passes"] for p in programs)
     try:
         states.check_fits(local, precision.dtype, copies=3)
-        fits = local <= MEASURED_QUBITS
+        fits = local <= MEASURED_QUBITS and not model
     except MemoryError:
         fits = False
     if fits:
@@ -118,8 +126,9 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
 
 
 def predict(source, qubits=None, ranks=2, nodes=1, link_gbps=LINK_GBPS,
-            latency_us=LATENCY_US, precision="complex128"):
-    """The prediction as a dict (the JSON's shape)."""
+            latency_us=LATENCY_US, precision="complex128", model=False):
+    """The prediction as a dict (the JSON's shape); ``model``: every rank's compute
+    modelled, none run."""
     precision = command.options(precision, "cold", 1, 0.0)
     g = _checked(ranks, nodes, link_gbps, latency_us)
     circuit = sources.load(source, qubits)
@@ -128,7 +137,7 @@ def predict(source, qubits=None, ranks=2, nodes=1, link_gbps=LINK_GBPS,
     except ValueError as exc:
         raise command.BadInput(f"--ranks {ranks}: {exc}") from None
     started = time.perf_counter()
-    compute, how, passes = _compute(circuit, ranks, precision)
+    compute, how, passes = _compute(circuit, ranks, precision, model)
     memory_gbs = levels.inplace_gbs("DRAM")
     comm = _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs)
     total = compute + comm["seconds"]
@@ -169,17 +178,51 @@ def table(report):
     return "\n".join(lines)
 
 
+def grid(reports):
+    """Several predictions as one table: a row per circuit size, a column per node count,
+    each cell the predicted time and its communication share."""
+    first = reports[0]
+    nodes = sorted({r["nodes"] for r in reports})
+    sizes = sorted({r["qubits"] for r in reports})
+    cell = {(r["qubits"], r["nodes"]): r for r in reports}
+    per_node = sorted({r["ranks"] // r["nodes"] for r in reports})
+    lines = [f"circuit {first['circuit']}, {first['precision']}; "
+             f"{'/'.join(map(str, per_node))} rank(s) a node; link {first['link_gbps']:g} "
+             f"Gb/s per node, {first['latency_us']:g} us a message; memory "
+             f"{first['memory_gbs']:.1f} GB/s in-place (measured here). Predicted time "
+             "(communication share); one rank per core.",
+             f"{'qubits':>6}  " + "".join(f"{f'{k} node' + ('s' if k > 1 else ''):>20}"
+                                          for k in nodes)]
+    for n in sizes:
+        row = []
+        for k in nodes:
+            r = cell.get((n, k))
+            row.append(f"{format_seconds(r['seconds'])} ({100 * r['comm_share']:.0f}%)"
+                       if r else "-")
+        lines.append(f"{n:>6}  " + "".join(f"{c:>20}" for c in row))
+    return "\n".join(lines)
+
+
 def main(opts):
+    cases = []
+    for n in opts.qubits or [None]:
+        for k in opts.nodes:
+            cases.append((n, k, opts.ranks if opts.ranks is not None
+                          else opts.ranks_per_node * k))
+    reports = []
     try:
-        report = predict(opts.circuit, opts.qubits, opts.ranks, opts.nodes, opts.link_gbps,
-                         opts.latency_us, opts.precision)
+        for n, k, ranks in cases:
+            reports.append(predict(opts.circuit, n, ranks, k, opts.link_gbps,
+                                   opts.latency_us, opts.precision, opts.model))
     except (sources.SourceError, command.BadInput) as exc:
-        print(f"predict: {exc}", file=sys.stderr)
+        at = f" ({n} qubits, {ranks} ranks on {k} nodes)" if len(cases) > 1 else ""
+        print(f"predict{at}: {exc}", file=sys.stderr)
         return 2
-    print(table(report))
+    print(table(reports[0]) if len(reports) == 1 else grid(reports))
     if opts.json:
+        out = reports[0] if len(reports) == 1 else {"predictions": reports}
         try:
-            Path(opts.json).write_text(json.dumps(report, indent=1) + "\n")
+            Path(opts.json).write_text(json.dumps(out, indent=1) + "\n")
         except OSError as exc:
             print(f"predict: cannot write: {exc}", file=sys.stderr)
             return 2

@@ -43,7 +43,29 @@ def test_one_node_sends_nothing_over_the_link(capsys, tmp_path):
     assert "predicted" in capsys.readouterr().out
 
 
+def test_sizes_and_node_counts_make_a_table(capsys, tmp_path):
+    out = tmp_path / "grid.json"
+    code = main(["predict", "lib:qft", "--qubits", "9", "10", "--nodes", "1", "4",
+                 "--ranks-per-node", "2", "--model", "--json", str(out)])
+    assert code == 0
+    reports = json.loads(out.read_text())["predictions"]
+    assert sorted((r["qubits"], r["nodes"], r["ranks"]) for r in reports) == [
+        (9, 1, 2), (9, 4, 8), (10, 1, 2), (10, 4, 8)]
+    assert all(r["compute"]["how"].startswith("modelled") for r in reports)
+    # one node sends nothing over the link; four do
+    assert {r["nodes"]: r["communication"]["inter"]["bytes_per_rank"] > 0
+            for r in reports} == {1: False, 4: True}
+    text = capsys.readouterr().out
+    assert "4 nodes" in text and text.count("\n") >= 4
+
+
+def test_a_prediction_plans_past_the_ranks_the_backend_runs_on():
+    report = predict.predict("lib:ghz", 12, ranks=256, nodes=16, model=True)
+    assert report["ranks"] == 256 and report["slice_bytes"] == 16 * 2**4
+
+
 @pytest.mark.parametrize("args, message", [
+    (["--ranks-per-node", "3"], "power of two"),
     (["--ranks", "3"], "power of two"),
     (["--ranks", "4", "--nodes", "3"], "divide"),
     (["--ranks", "4", "--link-gbps", "0"], "link-gbps"),

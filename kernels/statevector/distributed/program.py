@@ -34,11 +34,11 @@ def world():
     return MPI.COMM_WORLD
 
 
-def global_qubits(ranks):
-    """log2 of ``ranks``; ValueError unless a power of two from 1 to MAX_RANKS."""
+def global_qubits(ranks, most=MAX_RANKS):
+    """log2 of ``ranks``; ValueError unless a power of two from 1 to ``most``."""
     if isinstance(ranks, bool) or not isinstance(ranks, (int, np.integer)) or not (
-            1 <= ranks <= MAX_RANKS) or ranks & (ranks - 1):
-        raise ValueError(f"the ranks must be a power of two from 1 to {MAX_RANKS}, got "
+            1 <= ranks <= most) or ranks & (ranks - 1):
+        raise ValueError(f"the ranks must be a power of two from 1 to {most}, got "
                          f"{ranks!r}")
     return int(ranks).bit_length() - 1
 
@@ -56,11 +56,11 @@ class Program:
     sent."""
 
     def __init__(self, instructions, n, dtype, comm, max_qubits=fused.DEFAULT_MAX_QUBITS,
-                 eviction=planning.EVICTIONS[0]):
+                 eviction=planning.EVICTIONS[0], most_ranks=MAX_RANKS):
         self.comm, self.n, self.dtype = comm, fused.check_n(n), np.dtype(dtype)
         if self.dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"mpi runs complex128 and complex64, not {self.dtype}")
-        self.g = global_qubits(comm.Get_size())
+        self.g = global_qubits(comm.Get_size(), most_ranks)
         self.local = self.n - self.g
         checked = []
         for inst in instructions:  # ValueError naming the argument, before any work
