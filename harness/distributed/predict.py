@@ -11,8 +11,8 @@ what a circuit would take on a described cluster, split into compute and communi
 - **Communication**, from the exchange plan: an exchange of k global bits swaps a block
   of 2**-k of the slice with each of 2**k - 1 partners, in messages of at most the
   exchange's chunk. The R ranks sit K to a node in order, so a block swapped with a
-  partner of the same node goes through memory (at this machine's in-place memory
-  bandwidth, measured) and one swapped with a partner on another node over the link,
+  partner of the same node is copied twice through memory (into the receive buffer, then
+  into place, at this machine's in-place memory bandwidth, measured) and one swapped with a partner on another node over the link,
   which the R/K ranks of a node share: bytes * (R/K) / link + messages * latency.
 
 Times assume one rank per core and the ranks of a node not slowing each other's memory
@@ -116,8 +116,9 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
             row = out[kind]
             row["bytes_per_rank"] += nbytes
             row["messages"] += messages
-            # inside a node: a copy through memory (read and write on both ranks)
-            row["seconds"] += (2 * nbytes / (memory_gbs * 1e9) if kind == "intra" else
+            # inside a node: two copies through memory, each read and written (MPI's
+            # into the receive buffer, then the buffer into place: exchange.py)
+            row["seconds"] += (4 * nbytes / (memory_gbs * 1e9) if kind == "intra" else
                                nbytes * per_node / link + messages * latency_us * 1e-6)
         for kind in kinds:
             out[kind]["exchanges"] += 1
