@@ -5,15 +5,17 @@ what a circuit would take on a described cluster, split into compute and communi
   restricted to its bits), run here on one thread on a slice of the rank's size where
   one fits (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last
   rank, whose global bits are all 0 and all 1 (a control on a global qubit skips a gate
-  on one of them). A larger slice is modelled: its passes over the slice times the bytes a pass
-  moves, at the in-place bandwidth of this machine's memory measured now (a lower bound:
-  the fused stages also compute).
+  on one of them). A larger slice is priced by the fused backend's cost model (its
+  multiply-adds an amplitude, passes over memory included) at this machine's rate on
+  the same circuit, measured once on slices that fit (the circuit planned over more
+  ranks).
 - **Communication**, from the exchange plan: an exchange of k global bits swaps a block
   of 2**-k of the slice with each of 2**k - 1 partners, in messages of at most the
   exchange's chunk. The R ranks sit K to a node in order, so a block swapped with a
   partner of the same node is copied twice through memory (into the receive buffer, then
-  into place, at this machine's in-place memory bandwidth, measured) and one swapped with a partner on another node over the link,
-  which the R/K ranks of a node share: bytes * (R/K) / link + messages * latency.
+  into place, at this machine's in-place memory bandwidth, measured) and one swapped with
+  a partner on another node goes over the link, which the R/K ranks of a node share:
+  bytes * (R/K) / link + messages * latency.
 
 Times assume one rank per core and the ranks of a node not slowing each other's memory
 traffic; the output says so.
@@ -40,6 +42,9 @@ from kernels.statevector.distributed.exchange import chunk_amplitudes, partners
 #: complex128); larger ones are modelled from their passes.
 MEASURED_QUBITS = 26
 
+#: With ``--model``, the slices the compute rate is measured on: small, so it is quick.
+MODEL_QUBITS = 20
+
 #: The most ranks a prediction plans for: beyond the backend's own limit (the ranks it
 #: runs on), as far as the clusters the published runs used.
 MOST_RANKS = 1 << 16
@@ -59,16 +64,49 @@ def _checked(ranks, nodes, link_gbps, latency_us):
     return g
 
 
+def _programs(circuit, ranks, precision):
+    """The first and the last rank's programs (their global bits all 0 and all 1: a
+    control on a global qubit skips a gate on one of them)."""
+    return [distributed.Program(circuit.instructions, circuit.n, precision.dtype,
+                                distributed.Placement(rank, ranks), most_ranks=MOST_RANKS)
+            for rank in sorted({0, ranks - 1})]
+
+
+def _run(programs, local, precision):
+    """The slowest of ``programs``' best seconds on a slice of 2**local, here, on one
+    thread (a rank's, as the job runs it by default)."""
+    threads_mod.set_threads(1)
+    seconds = 0.0
+    state = states.aligned(np.zeros(1 << local, precision.dtype), precision.dtype)
+    for program in programs:
+        state[:] = 0
+        state[0] = 1
+        seconds = max(seconds, best_seconds(functools.partial(program.compute, state),
+                                            repeat=3, max_seconds=10.0))
+    return seconds
+
+
+_RATES = {}
+
+
+def _rate(circuit, precision, qubits):
+    """This machine's compute rate on ``circuit``, in the fusion cost model's units
+    (complex multiply-adds, passes included) per second: the circuit planned over as
+    many ranks as leave slices of 2**qubits, run here (measured once per circuit)."""
+    key = (circuit.label, circuit.n, precision.name, qubits)
+    if key not in _RATES:
+        local = min(qubits, circuit.n)
+        programs = _programs(circuit, 1 << (circuit.n - local), precision)
+        cost = max(p.info["modelled_cost"] for p in programs)
+        _RATES[key] = cost * (1 << local) / _run(programs, local, precision)
+    return _RATES[key]
+
+
 def _compute(circuit, ranks, precision, model=False):
     """(seconds, how, passes): a rank's compute, measured or modelled (module docstring);
     modelled whatever the size with ``model``."""
-    n, g = circuit.n, distributed.global_qubits(ranks, MOST_RANKS)
-    local = n - g
-    slice_bytes = precision.itemsize << local
-    programs = [distributed.Program(circuit.instructions, n, precision.dtype,
-                                    distributed.Placement(rank, ranks),
-                                    most_ranks=MOST_RANKS)
-                for rank in sorted({0, ranks - 1})]
+    local = circuit.n - distributed.global_qubits(ranks, MOST_RANKS)
+    programs = _programs(circuit, ranks, precision)
     passes = max(p.info["passes"] for p in programs)
     try:
         states.check_fits(local, precision.dtype, copies=3)
@@ -76,18 +114,14 @@ def _compute(circuit, ranks, precision, model=False):
     except MemoryError:
         fits = False
     if fits:
-        threads_mod.set_threads(1)  # a rank's one thread, as the job runs it by default
-        seconds = 0.0
-        state = states.aligned(np.zeros(1 << local, precision.dtype), precision.dtype)
-        for program in programs:
-            state[:] = 0
-            state[0] = 1
-            seconds = max(seconds, best_seconds(functools.partial(program.compute, state),
-                                                repeat=3, max_seconds=10.0))
-        return seconds, "measured here, one process", passes
-    gbs = levels.inplace_gbs("DRAM")
-    return (passes * 2 * slice_bytes / (gbs * 1e9),
-            f"modelled: {passes} passes at {gbs:.1f} GB/s in-place (measured here)", passes)
+        return _run(programs, local, precision), "measured here, one process", passes
+    yard = MODEL_QUBITS if model else MEASURED_QUBITS
+    rate = _rate(circuit, precision, yard)
+    cost = max(p.info["modelled_cost"] for p in programs)
+    return (cost * (1 << local) / rate,
+            f"modelled: the cost model's {cost:.0f} multiply-adds an amplitude at "
+            f"{rate / 1e9:.2f} G a second, measured here on slices of 2^{min(yard, circuit.n)}",
+            passes)
 
 
 def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs):

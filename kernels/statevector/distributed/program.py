@@ -93,6 +93,7 @@ class Program:
             "stretches": sum(isinstance(s, planning.Local) for s in self.plan.steps),
             "fused_gates": sum(p.info["fused_gates"] for p in compiled),
             "passes": sum(p.info["passes"] for p in compiled),
+            "modelled_cost": sum(p.info["modelled_cost"] for p in compiled),
             "slice_bytes": slice_bytes,
             # the slice, the exchange's two buffers, the fused stages' chunk buffers
             "peak_bytes_per_rank": slice_bytes + self.exchanger.buffer_bytes + max(

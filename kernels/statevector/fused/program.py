@@ -228,6 +228,8 @@ class Program:
             "fused_gates": sum(len(s.gates) for s in self.stages) + len(steps) - len(self.stages),
             "stages": len(self.stages), "wide": len(steps) - len(self.stages),
             "passes": len(steps), "isa": isa(),
+            # the cost model's price of the plan, per amplitude (fusion's unit)
+            "modelled_cost": modelled_cost(steps, self.n, dtype),
         }
         self._buffers = {}
 
