@@ -38,7 +38,12 @@ def interleaved_ratio(fn, baseline, rounds=7, max_seconds=1.0):
 
 
 def format_seconds(t):
-    """``t`` seconds with three significant digits in s, ms or us."""
+    """``t`` seconds with three significant digits in h, min, s, ms or us (no exponents:
+    a cluster's predictions run to hours)."""
+    if t >= 7200:
+        return f"{t / 3600:.3g} h"
+    if t >= 1000:
+        return f"{t / 60:.3g} min"
     if t >= 1.0:
         return f"{t:.3g} s"
     return f"{t * 1e6:.3g} us" if t < 1e-3 else f"{t * 1e3:.3g} ms"
