@@ -5,7 +5,7 @@ what a circuit would take on a described cluster, split into compute and communi
   restricted to its bits), run here on one thread on a slice of the rank's size where
   one fits (:data:`MEASURED_QUBITS`): measured, the slowest of the first and the last
   rank, whose global bits are all 0 and all 1 (a control on a global qubit skips a gate
-  on one of them). A larger slice is priced by the fused backend's cost model (its
+  on one of them). A larger slice is priced by the cost model of the stages it runs (its
   multiply-adds an amplitude, passes over memory included) at this machine's rate on
   the same circuit, measured once on slices that fit (the circuit planned over more
   ranks).
