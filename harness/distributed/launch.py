@@ -86,6 +86,10 @@ def environment():
     # as passive, for our backend and for a peer's; over 8 ranks on 2 cores a peer's
     # 10-qubit circuits took 5-35 s each, 0.04 s passive (docs/distributed.md).
     env.setdefault("OMP_WAIT_POLICY", "passive")
+    # Open MPI's UCX one-sided component prints an error on every rank for every window
+    # made where UCX has no transport (this machine); the node windows the exchanges
+    # swap in need only shared memory, which its sm component serves
+    env.setdefault("OMPI_MCA_osc", "^ucx")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")

@@ -9,6 +9,10 @@ z = y ^ d pairs every rank with its partner's round d too). k = 1 is QuEST's pai
 exchange of half a slice; larger k a batched remap (qiskit-aer's chunk swap, mpiQulacs'
 FusedSWAP), 1 - 2**-k of the slice sent where k single swaps would send k halves.
 
+Where the partner's slice is within reach, in a node window (:mod:`.window`), the pair
+swaps the two blocks in place between two meetings, each rank half the pieces through
+its own L2-sized buffer: a byte is read and written once. Otherwise messages go (MPI
+``Sendrecv``, the partner on another node, or slices in private arrays).
 A block goes in chunks of at most :func:`chunk_amplitudes` (two such buffers, a send and
 a receive, stay within a quarter of the slice), so a rank's memory stays within 1.25
 times its slice. A received chunk cannot land in place while the partner may still be
@@ -20,6 +24,8 @@ makes the second copy nearly free (see :data:`MESSAGE_BYTES`).
 import time
 
 import numpy as np
+
+from . import window as windows
 
 #: The most bytes in one message. The receive buffer is read back at once into the slice,
 #: so it should still sit in the core's L2; larger messages spill it to memory and smaller
@@ -67,26 +73,39 @@ class Exchanger:
         mine = sum(((rank >> j) & 1) << i for i, j in enumerate(glob_index))
         view = _split(state, local)
         waited = sent = messages = 0
+        window = windows.of(state)
         for d, partner in enumerate(partners(rank, glob_index), 1):
             block = view[_select(local, mine ^ d)]
+            theirs = window.slices.get(partner) if window else None
             # The pair meets first, so that the time a rank waits for a partner still
             # busy with its own gates (controls on global qubits leave ranks unequal
             # work) is told apart from the time the bytes take.
             meeting = time.perf_counter()
-            self.comm.Sendrecv(self.token[:1], partner, recvbuf=self.token[1:], source=partner)
+            self._meet(partner, window)
             waited += time.perf_counter() - meeting
-            for piece in _pieces(block, self.chunk):
-                got = self.recv[:piece.size]
-                if piece.ndim == 1:  # one run: sent from the state itself
-                    self.comm.Sendrecv(piece, partner, recvbuf=got, source=partner)
-                    piece[...] = got
-                else:  # short runs, packed
-                    packed = self.send[:piece.size].reshape(piece.shape)
-                    packed[...] = piece
-                    self.comm.Sendrecv(self.send[:piece.size], partner, recvbuf=got,
-                                       source=partner)
-                    piece[...] = got.reshape(piece.shape)
-                messages += 1
+            if theirs is not None:  # the partner's slice is within reach: swap in place
+                other = _split(theirs, local)[_select(local, mine)]
+                pieces = list(zip(_pieces(block, self.chunk), _pieces(other, self.chunk)))
+                half = (len(pieces) + 1) // 2
+                for a, b in pieces[:half] if rank < partner else pieces[half:]:
+                    held = self.send[:a.size].reshape(a.shape)
+                    held[...] = a
+                    a[...] = b
+                    b[...] = held
+                self._meet(partner, window)  # both halves done before either goes on
+            else:
+                for piece in _pieces(block, self.chunk):
+                    got = self.recv[:piece.size]
+                    if piece.ndim == 1:  # one run: sent from the state itself
+                        self.comm.Sendrecv(piece, partner, recvbuf=got, source=partner)
+                        piece[...] = got
+                    else:  # short runs, packed
+                        packed = self.send[:piece.size].reshape(piece.shape)
+                        packed[...] = piece
+                        self.comm.Sendrecv(self.send[:piece.size], partner, recvbuf=got,
+                                           source=partner)
+                        piece[...] = got.reshape(piece.shape)
+                    messages += 1
             sent += block.nbytes
         s = self.stats
         s["exchanges"] += 1
@@ -94,6 +113,16 @@ class Exchanger:
         s["bytes_per_rank"] += sent
         s["seconds"] += time.perf_counter() - started
         s["wait_seconds"] += waited
+
+
+    def _meet(self, partner, window):
+        """Wait for ``partner`` to get here too; with a window, each side's stores to it
+        are visible to the other afterwards."""
+        if window:
+            window.sync()
+        self.comm.Sendrecv(self.token[:1], partner, recvbuf=self.token[1:], source=partner)
+        if window:
+            window.sync()
 
 
 def partners(rank, bits):
@@ -167,7 +196,9 @@ def bandwidth(comm, dtype, repeat=5):
     if comm.Get_size() < 2:
         return None
     dtype = np.dtype(dtype)
-    scratch = np.zeros(MEASURE_BYTES // dtype.itemsize, dtype)
+    # in a node window, as the states the job times are (windows.zero_slice)
+    shared = windows.NodeSlices(comm, MEASURE_BYTES // dtype.itemsize, dtype)
+    scratch = shared.mine
     local = scratch.size.bit_length() - 2  # the top bit of the slice's index
     source, target = scratch[: scratch.size // 2], np.empty(scratch.size // 2, dtype)
     exchanger = Exchanger(comm, scratch.size, dtype)
@@ -179,6 +210,7 @@ def bandwidth(comm, dtype, repeat=5):
     for _ in range(repeat):
         swap_s.append(slowest(comm, lambda: exchanger.swap(scratch, (local,), (0,))))
         copy_s.append(slowest(comm, copy))
+    shared.free()  # every rank here together: the window is collective
     sent = source.nbytes
     out = {"bytes": sent, "exchange_gbs": sent / min(swap_s) / 1e9,
            "copy_gbs": sent / min(copy_s) / 1e9}
