@@ -12,8 +12,8 @@ what a circuit would take on a described cluster, split into compute and communi
 - **Communication**, from the exchange plan: an exchange of k global bits swaps a block
   of 2**-k of the slice with each of 2**k - 1 partners, in messages of at most the
   exchange's chunk. The R ranks sit K to a node in order, so a block swapped with a
-  partner of the same node is copied twice through memory (into the receive buffer, then
-  into place, at this machine's in-place memory bandwidth, measured) and one swapped with
+  partner of the same node is priced at two copies' time at this machine's in-place
+  memory bandwidth, measured (what the node's exchanges took here), and one swapped with
   a partner on another node goes over the link, which the R/K ranks of a node share:
   bytes * (R/K) / link + messages * latency.
 
@@ -150,8 +150,11 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
             row = out[kind]
             row["bytes_per_rank"] += nbytes
             row["messages"] += messages
-            # inside a node: two copies through memory, each read and written (MPI's
-            # into the receive buffer, then the buffer into place: exchange.py)
+            # inside a node: two copies' time at the in-place bandwidth. The in-place
+            # swap in a node window reads and writes each byte once, but every rank of
+            # the node swaps at once, sharing its memory; measured here it takes about
+            # two copies' time, as do messages, which copy each byte twice
+            # (docs/distributed.md, "Measured here")
             row["seconds"] += (4 * nbytes / (memory_gbs * 1e9) if kind == "intra" else
                                nbytes * per_node / link + messages * latency_us * 1e-6)
         for kind in kinds:
