@@ -155,10 +155,13 @@ def local_slice(vec, comm, dtype):
     return states.aligned(vec[rank * size:(rank + 1) * size], dtype)
 
 
-def zero_slice(n, comm, dtype):
-    """This rank's slice of |0...0>, made on the rank (no full vector anywhere)."""
+def zero_slice(n, comm, dtype, shared=False):
+    """This rank's slice of |0...0>, made on the rank (no full vector anywhere); with
+    ``shared``, in a node window where one can be made (window.py)."""
     size = 1 << (n - global_qubits(comm.Get_size()))
-    out = states.aligned(np.zeros(size, dtype), dtype)
+    out = windows.shared_slice(comm, size, dtype) if shared else None
+    if out is None:
+        out = states.aligned(np.zeros(size, dtype), dtype)
     if comm.Get_rank() == 0:
         out[0] = 1
     return out
@@ -187,7 +190,7 @@ class MpiRunner(KernelRunner):
 
     def zero(self, n):
         # in a node window, where the exchanges then swap in place (window.py)
-        return windows.zero_slice(n, self.comm, self.dtype)
+        return zero_slice(n, self.comm, self.dtype, shared=True)
 
     def program(self, instructions, n):
         program = Program(instructions, n, self.dtype, self.comm, self.max_qubits)

@@ -71,23 +71,15 @@ def of(state):
     return None
 
 
-def zero_slice(n, comm, dtype):
-    """This rank's slice of |0...0> in a new node window, where the job has more than one
-    rank and the window's slice is 64-byte aligned; else a private aligned array."""
-    from .program import global_qubits
-    size = 1 << (n - global_qubits(comm.Get_size()))
-    if comm.Get_size() > 1:
-        window = NodeSlices(comm, size, dtype)
-        # every rank decides alike: one misaligned slice sends all to private arrays
-        if comm.allreduce(window.mine.ctypes.data % states.ALIGNMENT) == 0:
-            out = window.mine
-        else:
-            window.free()
-            out = None
-    else:
-        out = None
-    if out is None:
-        out = states.aligned(np.zeros(size, dtype), dtype)
-    if comm.Get_rank() == 0:
-        out[0] = 1
-    return out
+def shared_slice(comm, size, dtype):
+    """This rank's zeroed slice of ``size`` amplitudes in a new node window, where the job
+    has more than one rank and every rank's slice in it is 64-byte aligned; else None
+    (the caller makes a private array)."""
+    if comm.Get_size() == 1:
+        return None
+    window = NodeSlices(comm, size, dtype)
+    # every rank decides alike: one misaligned slice sends all to private arrays
+    if comm.allreduce(window.mine.ctypes.data % states.ALIGNMENT) == 0:
+        return window.mine
+    window.free()
+    return None
