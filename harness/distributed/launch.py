@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import registry
+
 #: Set in the environment of the job's ranks.
 JOB_ENV = "HARNESS_MPI_JOB"
 LAUNCHERS = ("mpiexec", "srun")
@@ -75,8 +77,8 @@ def command(ranks, args, launcher="mpiexec", hostfile=None):
 
 def environment():
     """The ranks' environment: this one, marked as the job's, with OpenMP's idle threads
-    asleep; Open MPI run as root (a container's usual user) must be told that it is
-    meant."""
+    asleep and what the distributed backends declare they need; Open MPI run as root (a
+    container's usual user) must be told that it is meant."""
     # numba starts colorama, which writes a terminal reset into every rank's forwarded
     # output at exit: the ranks write to pipes, not terminals, so no highlighting
     env = {**os.environ, JOB_ENV: "1", "NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING": "1"}
@@ -86,10 +88,9 @@ def environment():
     # as passive, for our backend and for a peer's; over 8 ranks on 2 cores a peer's
     # 10-qubit circuits took 5-35 s each, 0.04 s passive (docs/distributed.md).
     env.setdefault("OMP_WAIT_POLICY", "passive")
-    # Open MPI's UCX one-sided component prints an error on every rank for every window
-    # made where UCX has no transport (this machine); the node windows the exchanges
-    # swap in need only shared memory, which its sm component serves
-    env.setdefault("OMPI_MCA_osc", "^ucx")
+    for backend in registry.distributed_backends():  # what each declares its ranks need
+        for name, value in backend.mpi_environment.items():
+            env.setdefault(name, value)
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")

@@ -99,6 +99,8 @@ class Backend:
     ``one_gate``: it has the kernels' one-gate signature (a gate suite times it).
     ``mpi``: it runs as the ranks of an MPI job, a state split over them (``harness
     circuit --ranks``, the distributed suite); the single-process comparisons leave it out.
+    ``mpi_environment``: variables its ranks need in their environment, which the
+    launcher sets wherever the user has not.
     ``module``: the module that declared it (an adapter's: ``set_threads``, ``bind``).
     """
 
@@ -116,6 +118,7 @@ class Backend:
     describe: Mapping = field(default_factory=dict)
     one_gate: bool = True
     mpi: bool = False
+    mpi_environment: Mapping = field(default_factory=dict)
     baseline: str | None = None
     available: Callable = _always
     module: object = None
@@ -131,6 +134,11 @@ class Backend:
                                  f"got {value!r}")
         object.__setattr__(self, "precisions", precisions(self.precisions))
         object.__setattr__(self, "describe", MappingProxyType(dict(self.describe)))
+        env = dict(self.mpi_environment)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
+            raise ValueError(f"backend {self.name}: mpi_environment must map names to "
+                             f"strings, got {self.mpi_environment!r}")
+        object.__setattr__(self, "mpi_environment", MappingProxyType(env))
         if self.circuit_max_qubits is None:
             object.__setattr__(self, "circuit_max_qubits", self.max_qubits)
 

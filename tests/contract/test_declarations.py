@@ -48,6 +48,7 @@ def test_the_registry_holds_every_backend_once_with_well_formed_facts():
         assert b.name == name and b.role in ROLES and b.precisions
         assert b.baseline in (None, *BASELINES)
         assert b.circuit_max_qubits <= b.max_qubits
+        assert b.mpi or not b.mpi_environment  # only a job's ranks get one
         assert b.accepts(None) and b.resolve(None) == b.fusion.default
     # each baseline a table draws others against is declared by exactly one backend
     for kind in BASELINES:

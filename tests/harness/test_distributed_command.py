@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from harness import registry
 from harness.__main__ import main
 from harness.distributed import launch
+from kernels.statevector.backend import Backend
 
 pytest.importorskip("mpi4py")
 pytest.importorskip("qiskit")
@@ -106,3 +108,22 @@ def test_the_ranks_idle_threads_sleep(monkeypatch):
     assert launch.environment()["OMP_WAIT_POLICY"] == "passive"
     monkeypatch.setenv("OMP_WAIT_POLICY", "active")  # a user's own choice stands
     assert launch.environment()["OMP_WAIT_POLICY"] == "active"
+
+
+def test_the_ranks_get_what_the_distributed_backends_declare(monkeypatch):
+    declared = {name: value for b in registry.distributed_backends()
+                for name, value in b.mpi_environment.items()}
+    assert declared  # the node windows' needs (kernels.statevector.distributed.window)
+    for name in declared:
+        monkeypatch.delenv(name, raising=False)
+    env = launch.environment()
+    assert all(env[name] == value for name, value in declared.items())
+    name = next(iter(declared))
+    monkeypatch.setenv(name, "users-own")  # a user's own choice stands
+    assert launch.environment()[name] == "users-own"
+
+
+def test_a_malformed_mpi_environment_is_refused():
+    with pytest.raises(ValueError, match="mpi_environment"):
+        Backend(name="x", role="peer", precisions=("complex128",), runner=None,
+                mpi_environment={"OMPI_MCA_osc": 1})

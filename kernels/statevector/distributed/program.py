@@ -220,6 +220,7 @@ def _available():
 BACKEND = Backend(
     name="mpi", role="distributed", precisions=("complex128", "complex64"),
     runner=kernel_runner(__name__, MpiRunner), threads="numba", one_gate=False, mpi=True,
+    mpi_environment=windows.ENVIRONMENT,
     available=_available,
     fusion=FusionFacts(settings=fused.FUSION, default=fused.DEFAULT_MAX_QUBITS,
                        rule="the fused backend on each rank's slice, between exchanges that "

@@ -18,6 +18,12 @@ import numpy as np
 
 from .. import states
 
+#: What the ranks' environment needs for windows (the backend declares it; the launcher
+#: sets it unless the user has): Open MPI's UCX one-sided component prints an error on
+#: every rank for each window made where UCX has no transport (this machine), and a node
+#: window needs only shared memory, which its sm component serves.
+ENVIRONMENT = {"OMPI_MCA_osc": "^ucx"}
+
 #: The windows made so far, by the address of this rank's slice in them: the exchanger
 #: looks a state up here to learn whether its partners' slices are within reach.
 _BY_ADDRESS = {}
