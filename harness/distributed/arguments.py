@@ -25,7 +25,7 @@ def predict_arguments(p):
                    help=f"a message's latency over the link, us (default {LATENCY_US:g})")
     p.add_argument("--precision", default="complex128")
     p.add_argument("--model", action="store_true",
-                   help="model every rank's compute from its passes, run nothing (as for "
-                        "slices too large to run here): quick, a lower bound")
+                   help="price every rank's compute by the cost model at a rate measured "
+                        "on small slices (2^20), as for slices too large to run: quick, low")
     p.add_argument("--json", help="write the prediction as JSON here")
     return p

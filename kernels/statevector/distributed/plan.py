@@ -178,7 +178,7 @@ class _Layout:
         if not coming:
             return
         vacated = [self.where[q] for q in coming]
-        going = self.evict(len(coming), active, ahead if self.eviction == "furthest" else [])
+        going = self.evict(len(coming), active, ahead)
         self.remap(_paired(going, vacated, self.where, self.target))
 
     def evict(self, count, active, ahead):
@@ -189,14 +189,12 @@ class _Layout:
         candidates = [q for q in range(len(self.where))
                       if self.where[q] < self.local and q not in active]
 
-        def next_need(q):
-            return next((i for i, a in enumerate(ahead) if q in a), len(ahead))
-        if self.eviction == "lowest":
-            key = lambda q: -self.where[q]  # noqa: E731
-        else:
-            key = lambda q: (next_need(q), self.target[q] >= self.local,  # noqa: E731
-                             self.where[q])
-        return [self.where[q] for q in sorted(candidates, key=key, reverse=True)[:count]]
+        def first(q):  # the larger, the sooner sent away
+            if self.eviction == "lowest":
+                return -self.where[q]
+            next_need = next((i for i, a in enumerate(ahead) if q in a), len(ahead))
+            return (next_need, self.target[q] >= self.local, self.where[q])
+        return [self.where[q] for q in sorted(candidates, key=first, reverse=True)[:count]]
 
     def restore(self):
         """Every global bit given the qubit the final layout wants there, then the local
