@@ -77,35 +77,19 @@ class Exchanger:
         for d, partner in enumerate(partners(rank, glob_index), 1):
             block = view[_select(local, mine ^ d)]
             theirs = window.slices.get(partner) if window else None
+            shared = window if theirs is not None else None
             # The pair meets first, so that the time a rank waits for a partner still
             # busy with its own gates (controls on global qubits leave ranks unequal
             # work) is told apart from the time the bytes take.
             meeting = time.perf_counter()
-            self._meet(partner, window)
+            self._meet(partner, shared)
             waited += time.perf_counter() - meeting
-            if theirs is not None:  # the partner's slice is within reach: swap in place
-                other = _split(theirs, local)[_select(local, mine)]
-                pieces = list(zip(_pieces(block, self.chunk), _pieces(other, self.chunk)))
-                half = (len(pieces) + 1) // 2
-                for a, b in pieces[:half] if rank < partner else pieces[half:]:
-                    held = self.send[:a.size].reshape(a.shape)
-                    held[...] = a
-                    a[...] = b
-                    b[...] = held
-                self._meet(partner, window)  # both halves done before either goes on
+            if shared:  # the partner's slice is within reach
+                self._swap_in_place(block, _split(theirs, local)[_select(local, mine)],
+                                    rank < partner)
+                self._meet(partner, shared)  # both halves done before either goes on
             else:
-                for piece in _pieces(block, self.chunk):
-                    got = self.recv[:piece.size]
-                    if piece.ndim == 1:  # one run: sent from the state itself
-                        self.comm.Sendrecv(piece, partner, recvbuf=got, source=partner)
-                        piece[...] = got
-                    else:  # short runs, packed
-                        packed = self.send[:piece.size].reshape(piece.shape)
-                        packed[...] = piece
-                        self.comm.Sendrecv(self.send[:piece.size], partner, recvbuf=got,
-                                           source=partner)
-                        piece[...] = got.reshape(piece.shape)
-                    messages += 1
+                messages += self._send(block, partner)
             sent += block.nbytes
         s = self.stats
         s["exchanges"] += 1
@@ -114,10 +98,37 @@ class Exchanger:
         s["seconds"] += time.perf_counter() - started
         s["wait_seconds"] += waited
 
+    def _swap_in_place(self, block, other, first_half):
+        """Half the pieces of ``block`` and ``other`` (the partner's) trade contents, the
+        first half or the second, through the send buffer: the partner does the rest."""
+        pieces = list(zip(_pieces(block, self.chunk), _pieces(other, self.chunk)))
+        half = (len(pieces) + 1) // 2
+        for a, b in pieces[:half] if first_half else pieces[half:]:
+            held = self.send[:a.size].reshape(a.shape)
+            held[...] = a
+            a[...] = b
+            b[...] = held
+
+    def _send(self, block, partner):
+        """``block`` swapped with the partner's by messages; how many were sent."""
+        messages = 0
+        for piece in _pieces(block, self.chunk):
+            got = self.recv[:piece.size]
+            if piece.ndim == 1:  # one run: sent from the state itself
+                self.comm.Sendrecv(piece, partner, recvbuf=got, source=partner)
+                piece[...] = got
+            else:  # short runs, packed
+                packed = self.send[:piece.size].reshape(piece.shape)
+                packed[...] = piece
+                self.comm.Sendrecv(self.send[:piece.size], partner, recvbuf=got,
+                                   source=partner)
+                piece[...] = got.reshape(piece.shape)
+            messages += 1
+        return messages
 
     def _meet(self, partner, window):
-        """Wait for ``partner`` to get here too; with a window, each side's stores to it
-        are visible to the other afterwards."""
+        """Wait for ``partner`` to get here too; with the window the pair shares, each
+        side's stores to it are visible to the other afterwards."""
         if window:
             window.sync()
         self.comm.Sendrecv(self.token[:1], partner, recvbuf=self.token[1:], source=partner)
