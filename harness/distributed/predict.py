@@ -102,11 +102,10 @@ def _rate(circuit, precision, qubits):
     return _RATES[key]
 
 
-def _compute(circuit, ranks, precision, model=False):
-    """(seconds, how, passes): a rank's compute, measured or modelled (module docstring);
-    modelled whatever the size with ``model``."""
-    local = circuit.n - distributed.global_qubits(ranks, MOST_RANKS)
-    programs = _programs(circuit, ranks, precision)
+def _compute(circuit, programs, precision, model=False):
+    """(seconds, how, passes): the compute of the ranks of ``programs`` (:func:`_programs`),
+    measured or modelled (module docstring); modelled whatever the size with ``model``."""
+    local = programs[0].local
     passes = max(p.info["passes"] for p in programs)
     try:
         states.check_fits(local, precision.dtype, copies=3)
@@ -149,7 +148,8 @@ def _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_
             kinds.add(kind)
             row = out[kind]
             row["bytes_per_rank"] += nbytes
-            row["messages"] += messages
+            if kind == "inter":  # inside a node the pair swaps in place (window.py)
+                row["messages"] += messages
             # inside a node: two copies' time at the in-place bandwidth. The in-place
             # swap in a node window reads and writes each byte once, but every rank of
             # the node swaps at once, sharing its memory; measured here it takes about
@@ -170,14 +170,15 @@ def predict(source, qubits=None, ranks=2, nodes=1, link_gbps=LINK_GBPS,
     precision = command.options(precision, "cold", 1, 0.0)
     g = _checked(ranks, nodes, link_gbps, latency_us)
     circuit = sources.load(source, qubits)
-    try:
-        plan = distributed.plan.plan(circuit.instructions, circuit.n, g)
-    except ValueError as exc:
-        raise command.BadInput(f"--ranks {ranks}: {exc}") from None
     started = time.perf_counter()
-    compute, how, passes = _compute(circuit, ranks, precision, model)
+    try:
+        programs = _programs(circuit, ranks, precision)
+    except ValueError as exc:  # a gate wider than a slice
+        raise command.BadInput(f"--ranks {ranks}: {exc}") from None
+    compute, how, passes = _compute(circuit, programs, precision, model)
     memory_gbs = levels.inplace_gbs("DRAM")
-    comm = _communication(plan, ranks, nodes, precision, link_gbps, latency_us, memory_gbs)
+    comm = _communication(programs[0].plan, ranks, nodes, precision, link_gbps, latency_us,
+                          memory_gbs)
     total = compute + comm["seconds"]
     return {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),

@@ -25,6 +25,7 @@ def test_exchanges_split_by_node_and_priced_by_the_link():
     assert plan.exchanges <= intra["exchanges"] + inter["exchanges"]
     assert inter["exchanges"] > 0 and intra["exchanges"] > 0
     assert intra["bytes_per_rank"] + inter["bytes_per_rank"] == plan.sent(16 * 2**8)
+    assert intra["messages"] == 0 < inter["messages"]  # a node's pairs swap in place
     # over the link: the node's 2 ranks share 1 GB/s (8 Gb/s), plus 10 us a message
     assert inter["seconds"] == pytest.approx(
         inter["bytes_per_rank"] * 2 / 1e9 + inter["messages"] * 10e-6)
