@@ -17,6 +17,8 @@
              exit 0 all agree, 1 a wrong state, 2 bad input
   calibrate  A/A gate runs of one revision against itself: the spreads that set the
              gate's tolerances (harness/gate/tolerances.json)
+  tune       measure this machine's constants for the kernels, the fused planner and
+             the roofline, and cache them (kernels.statevector.tuning)
   predict    what a circuit would take over R ranks on a described cluster, split into
              compute (measured here) and communication (the exchange plan over the link)
 """
@@ -44,6 +46,7 @@ COMMANDS = {
     "circuit": ("harness.circuit.entry", "main", False),
     "calibrate": ("harness.gate.calibrate", "main", False),
     "predict": ("harness.distributed.predict", "main", False),
+    "tune": ("harness.tune.command", "command", False),
 }
 
 
@@ -94,6 +97,8 @@ def main(argv=None):
     p.set_defaults(command="calibrate")
     predict_arguments(sub.add_parser("predict", help="a circuit over R ranks on a described "
                                      "cluster: compute and communication, predicted"))
+    p = sub.add_parser("tune", help="measure this machine's constants and cache them")
+    p.set_defaults(command="tune")
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]

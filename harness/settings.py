@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 from harness import registry, results
+from kernels.statevector import tuning
 from kernels.statevector.settings import fusion as as_fusion
 from kernels.statevector.settings import precision as as_precision
 
@@ -66,10 +67,12 @@ def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
     gate = what == "gate" and b.one_gate  # one gate is one pass, whatever a tool fuses
     distributed = {} if ranks is None else {
         "ranks": int(ranks), MPI_FIELD: f"{mpi['implementation']} {mpi['version']}"}
+    # only where a backend reads the tuning, so that the others' hashes stay as they were
+    tuned = {"tuning": tuning.describe()} if b.tuned else {}
     return with_hashes({
         "backend": b.name, "precision": as_precision(precision).name,
         "threads": int(threads), "fusion": "off" if gate else b.fusion_label(setting),
-        "cache": cache, **distributed,
+        "cache": cache, **distributed, **tuned,
         "fusion_detail": "one gate: one pass" if gate else b.fusion.rule,
         "version": version, "driven": dict(b.describe),
     })

@@ -31,7 +31,8 @@ from harness.errors import Unavailable
 from harness.statevector import backends, levels
 from harness.statevector import validate as sv_validate
 from harness.timing import format_seconds
-from kernels.statevector import states
+from harness.tune import limits as tune_limits
+from kernels.statevector import roofline, states
 from kernels.statevector.settings import Fusion
 from kernels.statevector.settings import fusion as as_fusion
 from kernels.statevector.settings import precision as as_precision
@@ -335,7 +336,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     for name, times in samples.items():
         rows[name].update(seconds=min(times), interval=list(ranking.interval(times)),
                           samples=len(times))
-    _fused_bandwidth(rows, circuit.n, precision)
+    limits = _roofline(rows, circuit.n, precision)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
@@ -347,24 +348,34 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         "rounds": {"run": rounds_run, "settled": settled, "budget_seconds": budget},
         "notes": circuit.notes, "backends": rows,
     }
+    if limits:
+        report["limits"] = limits
     return report, expected
 
 
-def _fused_bandwidth(rows, n, precision):
-    """Add to each timed row whose program counted its passes (the fused backend) its
-    effective bandwidth and the in-place yardstick of the memory level the state sits
-    in, measured now, in this process."""
+def _roofline(rows, n, precision):
+    """Add to each timed row whose program states its work (the fused backend) its
+    roofline (kernels.statevector.roofline): the least time this machine could run that
+    work in, over the time measured; and its effective bandwidth beside the in-place
+    yardstick of the memory level the state sits in. The limits come from this
+    machine's tuning, or are measured now, in this process."""
+    timed = [r for r in rows.values()
+             if "work" in (r.get("program") or {}) and r["seconds"] is not None]
+    if not timed:
+        return None
     nbytes = precision.itemsize << n
     level = levels.level_of(nbytes)
-    yardstick = None
-    for row in rows.values():
-        info = row.get("program")
-        if info is None or "passes" not in info or row["seconds"] is None:
-            continue
-        if yardstick is None:
-            yardstick = levels.inplace_gbs(level)
-        gbs = levels.effective_gbs(info["passes"], nbytes, row["seconds"])
-        info.update(effective_gbs=gbs, level=level, level_gbs=yardstick)
+    found, source = tune_limits.limits([precision.name], sorted({level, "L2"}))
+    for row in timed:
+        info = row["program"]
+        work = roofline.Work(**info["work"])
+        best, bound = roofline.seconds(work, n, precision.dtype, found, level)
+        row["roofline"] = best / row["seconds"]
+        info.update(roofline_seconds=best, bound=bound, level=level,
+                    level_gbs=found.gbs[level],
+                    effective_gbs=levels.effective_gbs(info["passes"], nbytes, row["seconds"]))
+    return {"source": source, "fmas_per_second": found.fmas[precision.name],
+            "gbs": found.gbs}
 
 
 def _gate_counts(instructions):
@@ -418,15 +429,7 @@ def table(report):
                 f"({100 * c['seconds'] / r['seconds']:.0f}% of {format_seconds(r['seconds'])}"
                 f"; {format_seconds(c['wait_seconds'])} of it waiting for a partner)"
                 f", peak {r['peak_bytes_per_rank'] / 2**20:.1f} MiB per rank")
-    for name, r in rows.items():
-        f = r.get("program") or {}
-        if "effective_gbs" in f:
-            lines.append(
-                f"{name}: {f['gates']} gates fused into {f['fused_gates']}, {f['passes']} "
-                f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
-                f"amplitudes, {f['isa']}): {f['effective_gbs']:.1f} GB/s, "
-                f"{100 * f['effective_gbs'] / f['level_gbs']:.0f}% of the {f['level']} "
-                f"in-place yardstick ({f['level_gbs']:.1f} GB/s)")
+    lines += _roofline_lines(report)
     if len(set(likes)) > 1:
         lines.append("* measured with other settings than most (the column is not like "
                      "for like):")
@@ -440,6 +443,29 @@ def table(report):
             if r["status"] == status:
                 lines.append(f"{status}: {name}: {r['reason']}")
     return "\n".join(lines)
+
+
+def _roofline_lines(report):
+    """A line per run whose roofline is known (what its program did, how near its
+    roofline it ran), then where the limits came from."""
+    lines = []
+    for name, r in report["backends"].items():
+        f = r.get("program") or {}
+        if "roofline_seconds" in f:
+            lines.append(
+                f"{name}: {f['gates']} gates fused into {f['fused_gates']}, {f['passes']} "
+                f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
+                f"amplitudes, {f['isa']}), {f['work']['multiply_adds']:.3g} complex "
+                f"multiply-adds per amplitude: {100 * r['roofline']:.0f}% of its roofline "
+                f"({format_seconds(f['roofline_seconds'])}, bound by {f['bound']}); "
+                f"{f['effective_gbs']:.1f} GB/s, {100 * f['effective_gbs'] / f['level_gbs']:.0f}% "
+                f"of the {f['level']} in-place yardstick ({f['level_gbs']:.1f} GB/s)")
+    if "limits" in report:
+        lim = report["limits"]
+        lines.append(f"roofline limits ({lim['source']}): {lim['fmas_per_second'] / 1e9:.1f} "
+                     "G FMA/s on one core, in-place " + ", ".join(
+                         f"{lv} {gbs:.1f}" for lv, gbs in lim["gbs"].items()) + " GB/s")
+    return lines
 
 
 def _notes(report, order):

@@ -10,7 +10,7 @@ put it above 100%.
 import numpy as np
 
 from harness.timing import best_seconds
-from kernels.statevector.machine import cache_sizes
+from kernels.statevector.machine import cache_sizes, level_of  # noqa: F401 - re-exported: where a buffer sits
 
 LEVELS = ("L2", "L3", "DRAM")
 #: The DRAM yardstick's buffer is at least this many times the last-level cache.
@@ -24,15 +24,6 @@ def capacities():
     the machine has none)."""
     sizes = cache_sizes()
     return {"L2": sizes[2], "L3": sizes.get(3, sizes[2])}
-
-
-def level_of(nbytes):
-    """The level a buffer of ``nbytes`` sits in once it has been touched."""
-    caps = capacities()
-    for level in ("L2", "L3"):
-        if nbytes <= caps[level]:
-            return level
-    return "DRAM"
 
 
 def yardstick_bytes(level):

@@ -101,6 +101,8 @@ class Backend:
     circuit --ranks``, the distributed suite); the single-process comparisons leave it out.
     ``mpi_environment``: variables its ranks need in their environment, which the
     launcher sets wherever the user has not.
+    ``tuned``: it reads this machine's tuning (kernels.statevector.tuning), so its
+    results' settings say which.
     ``module``: the module that declared it (an adapter's: ``set_threads``, ``bind``).
     """
 
@@ -121,6 +123,7 @@ class Backend:
     mpi_environment: Mapping = field(default_factory=dict)
     baseline: str | None = None
     available: Callable = _always
+    tuned: bool = False
     module: object = None
 
     def __post_init__(self):

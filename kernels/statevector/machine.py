@@ -34,6 +34,16 @@ def cache_sizes():
     return out
 
 
+def level_of(nbytes):
+    """The memory level ("L2", "L3" or "DRAM") a buffer of ``nbytes`` sits in once it has
+    been touched, from the cache sizes the OS reports (L3 = L2 where there is none)."""
+    sizes = cache_sizes()
+    for level in (2, 3):
+        if nbytes <= sizes.get(level, sizes[2]):
+            return f"L{level}"
+    return "DRAM"
+
+
 def _parse_size(text):
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     if text and text[-1] in units:

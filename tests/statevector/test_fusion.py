@@ -14,6 +14,7 @@ from numba import njit
 
 from kernels.statevector import KERNELS, circuits, fused, fusion, gates, machine
 from kernels.statevector.circuits import Instruction
+from kernels.statevector.fused import planner
 from kernels.statevector.fused import program as fused_program
 from kernels.statevector.states import random_state
 
@@ -99,6 +100,10 @@ def test_every_library_circuit_fused(name, dtype, rng):
             got = fused.compile(circuit, n, dtype, max_qubits=k, block=block)(state.copy())
             np.testing.assert_allclose(got, expected,
                                        atol=1e-12 if dtype == np.complex128 else 2e-5)
+    chosen = fused.compile(circuit, n, dtype)  # the planner's width
+    assert chosen.info["chosen"] and chosen.info["max_qubits"] in planner.CANDIDATES
+    np.testing.assert_allclose(chosen(state.copy()), expected,
+                               atol=1e-12 if dtype == np.complex128 else 2e-5)
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])

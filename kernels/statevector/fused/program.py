@@ -14,7 +14,7 @@ import math
 import numba
 import numpy as np
 
-from .. import fusion
+from .. import fusion, tuning
 from .._validate import check_gate_on
 from ..backend import Backend, FusionFacts
 from ..codegen import sources
@@ -22,22 +22,25 @@ from ..compiled import stride
 from ..compiled._plan import NUMBA_DTYPES
 from ..machine import cache_sizes, isa
 from ..runner import KernelRunner, bind_gate, kernel_runner
-from . import simd, stages
+from . import planner, simd, stages
 
 #: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
 VECTOR_BYTES = 64
-#: The fused kernels' default widest gate: what a cost model judged on QCBM, QFT, QV and
-#: random circuits (docs/architecture.md, "Fusion").
+#: The widest fused gate for a caller that fixes one rather than let the planner choose
+#: (the distributed backend's default): what a cost model judged best on QCBM, QFT, QV
+#: and random circuits (docs/architecture.md, "Fusion").
 DEFAULT_MAX_QUBITS = 4
 #: The fusion settings it declares, as adapters do (``FUSION``): the widest fused gate.
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
 
 
 def block_qubits(dtype):
-    """Chunk size (log2 amplitudes) whose split buffers fill half of L2: the other half
-    holds the scratch, the matrices and the lines passing through."""
-    amp = np.dtype(dtype).itemsize
-    return int(math.log2(cache_sizes()[2] // 2 // amp))
+    """Chunk size (log2 amplitudes): this machine's tuned one, or, untuned, the one whose
+    split buffers fill half of L2 (the other half holds the scratch, the matrices and the
+    lines passing through)."""
+    dtype = np.dtype(dtype)
+    half = int(math.log2(cache_sizes()[2] // 2 // dtype.itemsize))
+    return tuning.value(f"fused_block_qubits_{dtype.name}", half)
 
 
 def pass_cost(n, dtype):
@@ -53,8 +56,7 @@ def pass_cost(n, dtype):
 def modelled_cost(steps, n, dtype):
     """The model's cost of a plan per amplitude: its gates in L2 plus a pass over the
     whole state per step."""
-    gates = [g for s in steps for g in (s.gates if isinstance(s, stages.Stage) else [s.gate])]
-    return sum(fusion.cost(g) for g in gates) + len(steps) * pass_cost(n, dtype)
+    return sum(fusion.cost(g) for g in stages.gates_of(steps)) + len(steps) * pass_cost(n, dtype)
 
 
 def run_bits(dtype):
@@ -185,8 +187,7 @@ _LOOPS = {(r, par): getattr(_generated, f"stage_{r}_{'parallel' if par else 'ser
 class Program:
     """A compiled circuit: ``program(state)`` runs it in place; ``info`` says how."""
 
-    def __init__(self, instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS,
-                 block=None):
+    def __init__(self, instructions, n, dtype=np.complex128, max_qubits=None, block=None):
         dtype = np.dtype(dtype)
         if dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"fused runs complex128 and complex64, not {dtype}")
@@ -200,13 +201,16 @@ class Program:
             raise ValueError(f"block must be a positive number of qubits (log2 of a chunk's "
                              f"amplitudes) or None (from the L2 size), got {block!r}")
         self.block = block_qubits(dtype) if block is None else int(block)
-        # fused before the cut into stages (blocks that span a layer) or within each
-        # stage (blocks that never widen a stage): the plan the model says is cheaper
-        plans = [stages.plan(instructions, self.n, self.block, run_bits(dtype),
-                              lambda gates: fusion.fuse(gates, max_qubits)),
-                 stages.plan(fusion.fuse(instructions, max_qubits), self.n, self.block,
-                              run_bits(dtype))]
-        steps = min(plans, key=lambda p: modelled_cost(p, self.n, dtype))
+        # at each width: fused before the cut into stages (blocks that span a layer) or
+        # within each stage (blocks that never widen a stage); the planner prices each
+        # plan with this machine's constants and the cheapest runs
+        widths = planner.CANDIDATES if max_qubits is None else (max_qubits,)
+        plans = [(k, stages.plan(*cut)) for k in widths for cut in (
+            (instructions, self.n, self.block, run_bits(dtype),
+             lambda gates, k=k: fusion.fuse(gates, k)),
+            (fusion.fuse(instructions, k), self.n, self.block, run_bits(dtype)))]
+        self.max_qubits, steps = min(plans, key=lambda kp: planner.seconds(kp[1], self.n,
+                                                                             dtype))
         ftype = np.empty(0, dtype).real.dtype
         self.steps = []
         for step in steps:
@@ -222,7 +226,8 @@ class Program:
             self.steps.append((1 << step.w, args))
         self.stages = [s for s in steps if isinstance(s, stages.Stage)]
         self.info = {
-            "max_qubits": max_qubits, "block_qubits": min(self.block, self.n),
+            "max_qubits": self.max_qubits, "chosen": max_qubits is None,
+            "block_qubits": min(self.block, self.n),
             "run_length": 1 << max((s.w for s in self.stages), default=0),
             "gates": len(instructions),
             "fused_gates": sum(len(s.gates) for s in self.stages) + len(steps) - len(self.stages),
@@ -231,6 +236,9 @@ class Program:
             # the cost model's price of the plan, per amplitude (fusion's unit)
             "modelled_cost": modelled_cost(steps, self.n, dtype),
         }
+        self.work = planner.roofline_work(steps)
+        self.info["work"] = self.work._asdict()  # what the roofline is made of
+        self.info["planned_seconds"] = planner.seconds(steps, self.n, dtype)
         self._buffers = {}
 
     def buffers(self, workers):
@@ -283,8 +291,10 @@ def check_n(n):
     return int(n)
 
 
-def compile(instructions, n, dtype=np.complex128, max_qubits=DEFAULT_MAX_QUBITS, block=None):
-    """The program that runs ``instructions`` on n-qubit states of ``dtype`` in place."""
+def compile(instructions, n, dtype=np.complex128, max_qubits=None, block=None):
+    """The program that runs ``instructions`` on n-qubit states of ``dtype`` in place,
+    fused to at most ``max_qubits`` per gate (None: the width the planner prices
+    cheapest on this machine, :mod:`.planner`)."""
     return Program(instructions, n, dtype, max_qubits, block)
 
 
@@ -306,8 +316,12 @@ class FusedRunner(KernelRunner):
 BACKEND = Backend(
     name="fused", role="fusing", precisions=("complex128", "complex64"),
     runner=kernel_runner(__name__, FusedRunner), threads="numba", one_gate=False,
-    fusion=FusionFacts(settings=FUSION, default=DEFAULT_MAX_QUBITS,
-                       rule="kernels.statevector.fusion.fuse, then cache-blocked stages "
-                            "(the chunk fills half of L2) of packed-SIMD kernels"),
+    # default None: the width is chosen per circuit, by the planner's model of this
+    # machine (kernels.statevector.fused.planner)
+    fusion=FusionFacts(settings=FUSION, default=None,
+                       rule="kernels.statevector.fusion.fuse at the width (2-5 qubits) the "
+                            "planner prices cheapest with this machine's constants, then "
+                            "cache-blocked stages of packed-SIMD kernels"),
+    tuned=True,
     describe={"driven": "kernels.statevector.fused.compile, once; one call per circuit",
               "isa": isa(), "l2_bytes": str(cache_sizes()[2])})

@@ -49,6 +49,11 @@ class Wide(NamedTuple):
     gate: object        # an instruction on more qubits than a stage can hold
 
 
+def gates_of(steps):
+    """Every gate the plan ``steps`` runs, in order."""
+    return [g for s in steps for g in (s.gates if isinstance(s, Stage) else [s.gate])]
+
+
 def plan(instructions, n, block_qubits, run_bits, fuse=None):
     """The steps (:class:`Stage`, :class:`Wide`) that run ``instructions`` on n qubits in
     chunks of 2**block_qubits amplitudes with runs of up to 2**run_bits. ``fuse`` (a

@@ -1,0 +1,125 @@
+"""``python -m harness tune``: measure this machine's constants and cache them
+(kernels.statevector.tuning), for the kernels, the fused planner and the roofline.
+
+What it measures, each on one thread unless said:
+
+- ``fmas_<precision>``: the FMA peak of one core (kernels.statevector.codegen.peak);
+- ``gbs_<level>``: the in-place bandwidth of L2, L3 and DRAM (harness.statevector.levels);
+- ``fused_seconds_k<k>_<precision>``: seconds per amplitude of one dense k-qubit gate
+  inside a fused stage (its multiply-adds and its sweep of the chunk in L2), k = 1..6,
+  and ``fused_seconds_diagonal_<precision>`` of a diagonal one: what the fused planner
+  prices a plan's gates at;
+- ``fused_block_qubits_<precision>``: the stage size (log2 amplitudes) that ran a QCBM
+  and a QFT circuit of 22 qubits fastest;
+- ``threaded_parallel_threshold``: the smallest state the parallel stride loop beat the
+  serial one on (with more than one core).
+"""
+
+import time
+
+import numpy as np
+
+from harness import threads
+from harness.statevector import levels
+from harness.statevector import threshold as threshold_mod
+from harness.timing import best_seconds
+from kernels.statevector import circuits, fused, fusion, tuning
+from kernels.statevector.circuits import Instruction
+from kernels.statevector.codegen import peak
+from kernels.statevector.fused import planner
+from kernels.statevector.settings import PRECISIONS
+
+#: Gates in the stage each gate width is timed on: enough that the stage's copies are a
+#: small part of its time.
+GATES_PER_STAGE = 24
+#: Circuits the stage size is chosen on, at this many qubits (past L2 on any machine).
+BLOCK_CIRCUITS = ("qcbm", "qft")
+BLOCK_QUBITS = 22
+
+
+def _random_unitary(k, rng):
+    a = rng.normal(size=(1 << k, 1 << k)) + 1j * rng.normal(size=(1 << k, 1 << k))
+    q, r = np.linalg.qr(a)
+    return q * (np.diagonal(r) / np.abs(np.diagonal(r)))
+
+
+def gate_seconds(k, dtype, rng, diagonal=False):
+    """Seconds per amplitude of one k-qubit gate (dense, or diagonal) in a fused stage
+    whose whole state sits in L2 (one chunk): the stage's time over its gates."""
+    n = fused.block_qubits(dtype)
+    # gates on the top qubits, so the stage keeps its widest runs (as a circuit's do)
+    top = list(range(n - fusion.MAX_QUBITS, n))
+    gates = []
+    for _ in range(GATES_PER_STAGE):
+        qubits = tuple(int(q) for q in rng.choice(top, size=k, replace=False))
+        m = np.diag(np.exp(1j * rng.uniform(0, 6.3, 1 << k))) if diagonal else \
+            _random_unitary(k, rng)
+        gates.append(Instruction("diagonal" if diagonal else "dense", m, qubits))
+    # max_qubits = k: no two gates are merged into a wider one (the qubit sets differ)
+    program = fused.Program(gates, n, dtype, max_qubits=k)
+    state = np.zeros(1 << n, dtype)
+    state[0] = 1
+    seconds = best_seconds(lambda: program(state), repeat=7, max_seconds=1.0,
+                           min_sample=0.01)
+    return seconds / program.info["fused_gates"] / (1 << n)
+
+
+def best_block(dtype, rng):
+    """The stage size that ran :data:`BLOCK_CIRCUITS` fastest in total."""
+    default = fused.block_qubits(dtype)
+    made = [circuits.LIBRARY[name](BLOCK_QUBITS, rng) for name in BLOCK_CIRCUITS]
+    totals = {}
+    for block in range(default - 3, default + 2):
+        total = 0.0
+        for instructions in made:
+            program = fused.Program(instructions, BLOCK_QUBITS, dtype, block=block)
+            state = np.zeros(1 << BLOCK_QUBITS, dtype)
+            total += best_seconds(lambda p=program, s=state: p(s), repeat=3, max_seconds=2.0,
+                                  min_sample=0.0)
+        totals[block] = total
+    return min(totals, key=totals.get), totals
+
+
+def measure(say=print):
+    """{constant: value} measured now, saying each as it goes."""
+    rng = np.random.default_rng(2026)
+    constants = {}
+    threads.set_threads(1)
+    for p in PRECISIONS:
+        constants[f"fmas_{p}"] = rate = peak.fma_rate(p, seconds=0.1, repeat=7)
+        say(f"FMA peak, {p}: {rate / 1e9:.1f} G/s")
+    for level in levels.LEVELS:
+        constants[f"gbs_{level}"] = gbs = levels.inplace_gbs(level, max_seconds=2.0)
+        say(f"in-place bandwidth, {level}: {gbs:.1f} GB/s")
+    for p in PRECISIONS:
+        dtype = np.dtype(p)
+        for k in range(1, fusion.MAX_QUBITS + 1):
+            t = gate_seconds(k, dtype, rng)
+            constants[planner.gate_key(k, p)] = t
+            say(f"fused {k}-qubit gate, {p}: {t * 1e9:.3f} ns per amplitude "
+                f"({(1 << k) / t / 1e9:.2f} G multiply-adds/s)")
+        t = gate_seconds(1, dtype, rng, diagonal=True)
+        constants[planner.gate_key(0, p)] = t
+        say(f"fused diagonal gate, {p}: {t * 1e9:.3f} ns per amplitude")
+        block, totals = best_block(dtype, rng)
+        constants[f"fused_block_qubits_{p}"] = block
+        say(f"fused stage size, {p}: 2**{block} amplitudes (" + ", ".join(
+            f"2**{b}: {t * 1e3:.1f} ms" for b, t in totals.items()) + ")")
+    if threads.max_threads() > 1:
+        found = threshold_mod.crossover(threshold_mod.measure(range(10, 21)))
+        if found:
+            constants["threaded_parallel_threshold"] = found
+        say(f"threaded crossover: {found or 'parallel never clearly faster'}")
+    threads.set_threads(1)
+    return constants
+
+
+def command(opts):
+    """Measure, write this machine's tuning, and say where."""
+    start = time.perf_counter()
+    constants = measure()
+    path = tuning.save(constants, measured_with={
+        "command": "python -m harness tune", "seconds": round(time.perf_counter() - start),
+        "date": time.strftime("%Y-%m-%d")})
+    print(f"tuning {tuning.describe()} written to {path}")
+    return 0

@@ -1,0 +1,73 @@
+"""Which plan the fused backend runs, chosen per circuit and per machine: the fusion width
+and, for each width, whether to fuse before or after the cut into stages, priced in
+seconds by a model whose constants are this machine's.
+
+A plan's price is the sum of its gates' and its passes' times. A dense k-qubit gate in a
+stage costs ``gate_seconds(k)`` per amplitude (its 2**k multiply-adds and its sweep of
+the chunk in L2, as the kernels run them: a one- or two-qubit gate in registers, wider
+ones through a scratch copy), a diagonal one ``gate_seconds(0)``, a control halves it;
+every step is one pass over the whole state, read and written at the in-place bandwidth
+of the level the state sits in. ``python -m harness tune`` measures these constants on
+this machine (kernels.statevector.tuning); without it the defaults below, measured on
+the project machine, stand in.
+"""
+
+import numpy as np
+
+from .. import roofline, tuning
+from ..machine import level_of
+from . import stages
+
+#: The fusion widths the planner chooses among at the backend's default.
+CANDIDATES = (2, 3, 4, 5)
+
+#: Seconds per amplitude of one gate in a fused stage (key 0: a diagonal gate, k: a dense
+#: k-qubit one), measured by ``python -m harness tune`` on the project machine (2-core
+#: Intel Xeon, AVX-512, 2 MiB L2 per core, one thread, 2026-11-28).
+DEFAULT_GATE_SECONDS = {
+    "complex128": {0: 0.79e-9, 1: 0.79e-9, 2: 0.89e-9, 3: 2.09e-9, 4: 3.85e-9, 5: 8.71e-9,
+                   6: 20.1e-9},
+    "complex64": {0: 0.42e-9, 1: 0.39e-9, 2: 0.48e-9, 3: 1.05e-9, 4: 2.10e-9, 5: 4.19e-9,
+                  6: 11.2e-9},
+}
+#: In-place GB/s per level on the same machine, the same day (harness.statevector.levels).
+DEFAULT_GBS = {"L2": 78.6, "L3": 16.1, "DRAM": 19.5}
+
+
+def gate_key(k, precision):
+    """The tuning constant of a k-qubit dense gate's time (k = 0: a diagonal gate's)."""
+    return f"fused_seconds_{'diagonal' if k == 0 else f'k{k}'}_{precision}"
+
+
+def gate_seconds(inst, precision):
+    """Seconds per amplitude of the state that ``inst`` takes in a fused stage."""
+    k = 0 if stages.is_diagonal(inst) else len(inst.locs)
+    default = DEFAULT_GATE_SECONDS[precision][k]
+    return tuning.value(gate_key(k, precision), default) / (1 << len(inst.ctrl_locs))
+
+
+def pass_seconds(n, dtype):
+    """Seconds per amplitude of one pass over an n-qubit state of ``dtype``."""
+    dtype = np.dtype(dtype)
+    level = level_of(dtype.itemsize << n)
+    gbs = tuning.value(f"gbs_{level}", DEFAULT_GBS[level])
+    return 2 * dtype.itemsize / (gbs * 1e9)
+
+
+def seconds(steps, n, dtype):
+    """The model's time of the plan ``steps`` (:mod:`.stages`) on an n-qubit state."""
+    precision = np.dtype(dtype).name
+    per_amplitude = (sum(gate_seconds(g, precision) for g in stages.gates_of(steps))
+                     + len(steps) * pass_seconds(n, dtype))
+    return per_amplitude * (1 << n)
+
+
+def roofline_work(steps):
+    """What the plan must do (:class:`roofline.Work`): see :func:`roofline.multiply_adds`;
+    a pass over the whole state per step and, inside each stage, a pass over its chunks
+    (in L2) per gate, a controlled gate's halved per control (it touches only those
+    runs)."""
+    inner = sum(1 / (1 << len(g.ctrl_locs)) for s in steps if isinstance(s, stages.Stage)
+                for g in s.gates)
+    return roofline.Work(sum(roofline.multiply_adds(g) for g in stages.gates_of(steps)),
+                         {"state": len(steps), "L2": inner})

@@ -1,0 +1,100 @@
+"""The roofline's accounting: multiply-adds counted by a gate's structure (against a
+count written out entry by entry), what a fused plan must do, the bound it is held to,
+and the FMA peak's microbenchmark."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.statevector import circuits, fused, gates, roofline
+from kernels.statevector.circuits import Instruction
+from kernels.statevector.codegen import peak
+
+
+def counted(matrix, n_ctrl):
+    """Multiply-adds per amplitude, entry by entry: a row with one nonzero entry that is
+    exactly 1 is a move (none), any other nonzero entry of a row whose only entry it is
+    one, and a row of several entries one per entry; controls halve it."""
+    m = np.asarray(matrix)
+    rows = []
+    for row in m:
+        nz = [x for x in row if x != 0]
+        rows.append(len(nz))
+    monomial = all(r == 1 for r in rows)
+    total = 0
+    for row in m:
+        nz = [x for x in row if x != 0]
+        total += (0 if nz[0] == 1 else 1) if monomial else len(nz)
+    return total / m.shape[0] / 2 ** n_ctrl
+
+
+@pytest.mark.parametrize("inst, expected", [
+    (circuits.gate("H", 0), 2), (circuits.gate("X", 0), 0), (circuits.gate("T", 0), 0.5),
+    (circuits.gate("Rz", 0, theta=0.3), 1), (circuits.gate("X", 0, ctrl=(1,)), 0),
+    (Instruction("SWAP", gates.SWAP, (0, 1)), 0), (circuits.gate("X", 0, ctrl=(1, 2)), 0),
+    (circuits.gate("Rx", 0, ctrl=(1,), theta=0.2), 1.0),
+    (Instruction("dense", np.ones((8, 8)), (0, 1, 2)), 8),
+    (Instruction("ccu", np.ones((2, 2)), (0,), (1, 2), (1, 0)), 0.5),
+])
+def test_multiply_adds_by_structure(inst, expected):
+    assert roofline.multiply_adds(inst) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(k=st.integers(1, 3), n_ctrl=st.integers(0, 2), seed=st.integers(0, 2**32 - 1),
+       kind=st.sampled_from(["dense", "sparse", "monomial", "permutation"]))
+def test_multiply_adds_match_the_entry_count(k, n_ctrl, seed, kind):
+    rng = np.random.default_rng(seed)
+    dim = 1 << k
+    if kind in ("monomial", "permutation"):
+        m = np.zeros((dim, dim), complex)
+        m[np.arange(dim), rng.permutation(dim)] = (
+            1 if kind == "permutation" else rng.choice([1, -1, 1j, 0.5], dim))
+    else:
+        m = rng.normal(size=(dim, dim)) + 1j * rng.normal(size=(dim, dim))
+        if kind == "sparse":
+            m *= rng.random((dim, dim)) < 0.5
+            m[np.arange(dim), np.arange(dim)] += 2  # no empty row
+    inst = Instruction("g", m, tuple(range(k)), tuple(range(k, k + n_ctrl)), (1,) * n_ctrl)
+    assert roofline.multiply_adds(inst) == pytest.approx(counted(m, n_ctrl))
+
+
+def test_the_bound_is_the_slowest_roof():
+    limits = roofline.Limits({"complex128": 4e9}, {"L2": 100.0, "DRAM": 10.0})
+    n, nbytes = 20, 16 << 20
+    # 10 multiply-adds per amplitude: 40 FMAs each, at 4e9 a second
+    heavy = roofline.Work(10.0, {"state": 1, "L2": 0})
+    assert roofline.seconds(heavy, n, np.complex128, limits, "DRAM") == pytest.approx(
+        (10 * 4 * 2**20 / 4e9, "compute"))
+    light = roofline.Work(1.0, {"state": 3, "L2": 2})
+    best, bound = roofline.seconds(light, n, np.complex128, limits, "DRAM")
+    assert (best, bound) == pytest.approx((3 * 2 * nbytes / 10e9, "DRAM"))
+    # a state that sits in L2 adds its passes to the chunks' there
+    best, bound = roofline.seconds(light, n, np.complex128, limits, "L2")
+    assert bound == "L2" and best == pytest.approx(5 * 2 * nbytes / 100e9)
+
+
+def test_a_fused_program_states_its_work(rng):
+    n = 12
+    circuit = circuits.LIBRARY["qcbm"].make(n, rng)
+    program = fused.compile(circuit, n, block=8)
+    work = program.work
+    assert work.passes["state"] == program.info["passes"] > 1
+    # every stage gate sweeps the chunks once, halved per control
+    assert 0 < work.passes["L2"] <= program.info["fused_gates"]
+    assert program.info["work"] == work._asdict()
+    # at least the unfused circuit's own multiply-adds less its moves, at most 2**k each
+    assert 0 < work.multiply_adds <= (1 << program.info["max_qubits"]) * program.info[
+        "fused_gates"]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_the_fma_peak_is_measured(dtype):
+    rate = peak.fma_rate(dtype, seconds=0.005, repeat=2)
+    assert np.isfinite(rate) and rate > 1e8  # any core of this century does 0.1 G/s
+
+
+def test_the_fma_peak_refuses_other_types():
+    with pytest.raises(ValueError, match="float32 or float64"):
+        peak.fma_rate(np.int64)
