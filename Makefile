@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,circuits,mpi,dev
 
-.PHONY: setup aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold gate calibrate clean
+.PHONY: setup aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold tune gate calibrate clean
 
 setup: $(STAMP)
 
@@ -37,11 +37,13 @@ lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.t
 quick: setup  ## every asv benchmark once on small sizes, nothing saved; fails on any failure
 	$(PY) -m harness quick
 
-bench: setup  ## the benchmark sweep (PROFILE=default|full), saved to results/
+bench: setup  ## the benchmark sweep (PROFILE=default|full), saved to results/; tunes first if this machine is not
+	$(PY) -m harness tune --if-missing
 	$(PY) -m harness bench --profile $(PROFILE)
 	$(MAKE) --no-print-directory report
 
 bench-fusion: setup  ## the fusion suite alone: every setting at n = 20, 22, 24 (profile fusion)
+	$(PY) -m harness tune --if-missing
 	$(PY) -m harness bench --profile fusion --bench statevector_fusion
 	$(MAKE) --no-print-directory report
 
@@ -52,6 +54,9 @@ report: setup  ## figures, tables, index.html and screenshots from the latest re
 
 validate: setup  ## every backend against the reference, as a table
 	$(PY) -m harness validate
+
+tune: setup  ## measure this machine's constants (FMA peak, bandwidths, fused gate costs, stage size, crossover) and cache them
+	$(PY) -m harness tune
 
 threshold: setup  ## measure the threaded kernel's serial/parallel crossover
 	$(PY) -m harness threshold

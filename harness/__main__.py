@@ -98,6 +98,8 @@ def main(argv=None):
     predict_arguments(sub.add_parser("predict", help="a circuit over R ranks on a described "
                                      "cluster: compute and communication, predicted"))
     p = sub.add_parser("tune", help="measure this machine's constants and cache them")
+    p.add_argument("--if-missing", action="store_true",
+                   help="only where this machine has no tuning yet")
     p.set_defaults(command="tune")
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them

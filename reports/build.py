@@ -70,6 +70,9 @@ SECTIONS = (
         ("table", "fusion_bandwidth", "Fused circuits: effective bandwidth (passes made) "
          "against the yardstick of the memory level the state sits in",
          fusion_tables.bandwidth, [ids.FUSED_TIME, ids.FUSED_PASSES, ids.LEVEL_BANDWIDTH]),
+        ("table", "fusion_roofline", "Fused circuits: roofline time / time at the default "
+         "(the planner's width) and at each setting", fusion_tables.roofline,
+         [ids.FUSED_ROOFLINE]),
     ]),
     ("State vector: distributed over MPI ranks", [
         ("figure", "distributed", "Speed-up and efficiency against MPI ranks",

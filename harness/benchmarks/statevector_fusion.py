@@ -14,7 +14,10 @@ from ._statevector_setup import PROFILE, Suite
 from ._once import setup_once
 
 from harness import registry
-from kernels.statevector import fused
+from harness.statevector import levels
+from harness.timing import best_seconds
+from harness.tune import limits as tune_limits
+from kernels.statevector import fused, roofline
 from kernels.statevector.settings import PRECISIONS
 
 from .statevector_circuits import check_case
@@ -87,3 +90,38 @@ class FusedPasses:
 
     def track_passes(self, circuit, n, fusion, precision):
         return self.info["passes"]
+
+
+class FusedRoofline(Suite):
+    """How near its roofline (kernels.statevector.roofline) the fused backend runs each
+    circuit, at its default (the planner's width) and at each setting: the roofline time
+    over the best measured time, in (0, 1], the limits from this machine's tuning or
+    measured in this process. And, at the default, the width the planner chose."""
+
+    params = (CIRCUITS, QUBITS, ["default", *(str(k) for k in SETTINGS
+                                              if k in fused.BACKEND.fusion.settings)],
+              [p.name for p in fused.BACKEND.precisions])
+    param_names = ["circuit", "n", "fusion", "precision"]
+    unit = "fraction of the roofline"
+    timeout = 600
+
+    @setup_once
+    def setup(self, circuit, n, fusion, precision):
+        instructions = check_case(circuit, n, fused.BACKEND.name)
+        self.load(fused.BACKEND.name, n, instructions, precision=precision,
+                  what=f"{circuit} n={n} fusion={fusion}",
+                  fusion=None if fusion == "default" else int(fusion))
+        self.dtype = PRECISIONS[precision].dtype
+        self.level = levels.level_of(self.dtype.itemsize << n)
+        self.limits, _ = tune_limits.limits([precision], sorted({self.level, "L2"}))
+
+    def track_roofline(self, circuit, n, fusion, precision):
+        seconds = best_seconds(self.run, repeat=5, max_seconds=5.0, min_sample=0.0)
+        best, _ = roofline.seconds(self.program.work, n, self.dtype, self.limits,
+                                   self.level)
+        return best / seconds
+
+    def track_chosen_width(self, circuit, n, fusion, precision):
+        return self.backend.info["max_qubits"]
+
+    track_chosen_width.unit = "qubits"

@@ -453,7 +453,9 @@ def _roofline_lines(report):
         f = r.get("program") or {}
         if "roofline_seconds" in f:
             lines.append(
-                f"{name}: {f['gates']} gates fused into {f['fused_gates']}, {f['passes']} "
+                f"{name}: {f['gates']} gates fused into {f['fused_gates']} (at most "
+                f"{f['max_qubits']} qubits{', chosen' if f.get('chosen') else ''}), "
+                f"{f['passes']} "
                 f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
                 f"amplitudes, {f['isa']}), {f['work']['multiply_adds']:.3g} complex "
                 f"multiply-adds per amplitude: {100 * r['roofline']:.0f}% of its roofline "

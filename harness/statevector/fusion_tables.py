@@ -104,6 +104,38 @@ def bandwidth(res):
     return "\n".join(lines)
 
 
+def roofline(res):
+    """How near its roofline the fused backend ran each circuit (roofline time / time, the
+    suite's ``FusedRoofline``), at its default, the width its planner chose, and at each
+    setting; the best setting is marked, so a default that is not the best shows."""
+    present = set(res.get_all_result_keys())
+    if ids.FUSED_ROOFLINE not in present:
+        return "(no fused-circuit roofline results)"
+    fraction = results.table(res, ids.FUSED_ROOFLINE)
+    chosen = results.table(res, ids.FUSED_CHOSEN) if ids.FUSED_CHOSEN in present else {}
+    settings = sorted({f for (_, _, f, _) in fraction if f != "default"}, key=int)
+    lines = ["One thread. Each cell: the roofline time (the larger of the multiply-adds at "
+             "the core's FMA peak and each memory level's traffic at its in-place "
+             "bandwidth) over the time, in %; * the setting nearest its roofline.", "",
+             "| circuit | n | precision | default (k chosen) | "
+             + " | ".join(f"k{k}" for k in settings) + " |",
+             "|---|--:|---|--:|" + "--:|" * len(settings)]
+    cases = sorted({(c, n, p) for (c, n, _, p) in fraction})
+    for circuit, n, precision in cases:
+        row = {f: fraction.get((circuit, n, f, precision))
+               for f in ("default", *settings)}
+        best = max((f for f in settings if row[f] is not None), key=row.get, default=None)
+
+        def cell(f, row=row, best=best):
+            return "-" if row[f] is None else f"{100 * row[f]:.0f}%{'*' if f == best else ''}"
+        k = chosen.get((circuit, n, "default", precision))
+        lines.append(f"| {circuit} | {n} | {precision} | {cell('default')}"
+                     f"{f' (k{k:.0f})' if k is not None else ''} | "
+                     + " | ".join(cell(f) for f in settings) + " |")
+    return "\n".join(lines)
+
+
 SECTIONS = ((f"Fused circuits: {FUSED} / {UNFUSED} and / each peer (below 1: {FUSED} is "
              "faster)", ratios),
-            ("Fused circuits: effective bandwidth per memory level", bandwidth))
+            ("Fused circuits: effective bandwidth per memory level", bandwidth),
+            ("Fused circuits: how near the roofline", roofline))

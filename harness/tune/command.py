@@ -115,7 +115,12 @@ def measure(say=print):
 
 
 def command(opts):
-    """Measure, write this machine's tuning, and say where."""
+    """Measure, write this machine's tuning, and say where (with ``--if-missing``, only
+    where this machine has none)."""
+    if opts.if_missing and tuning.load():
+        print(f"tuning {tuning.describe()} in force ({tuning.path()}); "
+              "`python -m harness tune` measures it again")
+        return 0
     start = time.perf_counter()
     constants = measure()
     path = tuning.save(constants, measured_with={

@@ -195,17 +195,28 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
     rows = report["backends"]
     assert report["fusion"] == "all"
     # every setting once: the default under the backend's name, the others as name@k
-    assert {"fused", *(f"fused@{k}" for k in (1, 2, 3, 5, 6))} <= set(rows)
-    assert "fused@4" not in rows and "stride" in rows
+    # (the fused backend's default is a width its planner chooses, so every k is a row)
+    assert {"fused", *(f"fused@{k}" for k in range(1, 7))} <= set(rows)
+    assert "stride" in rows
     hashes = [r["settings"]["hash"] for r in rows.values()]
     assert len(hashes) == len(set(hashes))
-    assert rows["fused"]["settings"]["fusion"] == "up to 4 qubits"
+    assert rows["fused"]["settings"]["fusion"] == "on (the tool's rule)"
+    chosen = rows["fused"]["program"]
+    assert chosen["chosen"] and chosen["max_qubits"] in (2, 3, 4, 5)
     assert rows["stride"]["settings"]["fusion"] == "off"
     assert rows["fused@3"]["settings"]["fusion"] == "up to 3 qubits"
     info = rows["fused@3"]["program"]
     assert info["max_qubits"] == 3 and info["passes"] >= 1 and info["level"] == "L2"
     assert info["effective_gbs"] > 0 and info["level_gbs"] > 0
-    assert "fused@3: 264 gates fused into" in out and "in-place yardstick" in out
+    assert "fused@3: 264 gates fused into" in out and "(at most 3 qubits)" in out and "in-place yardstick" in out
+    # the roofline: the least time the program's work could take here, over its time
+    assert 0 < rows["fused@3"]["roofline"] and info["bound"] in ("compute", "L2")
+    assert info["roofline_seconds"] == pytest.approx(
+        rows["fused@3"]["roofline"] * rows["fused@3"]["seconds"])
+    assert "roofline" not in rows["stride"]  # its work is not stated
+    limits = report["limits"]
+    assert limits["source"] == "measured now" and limits["fmas_per_second"] > 0
+    assert "% of its roofline" in out and "roofline limits (measured now)" in out
     if registry.simulator("qulacs").available()[0]:
         assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized
         assert rows["qulacs@2"]["status"] == "ok" and "qulacs@0" not in rows

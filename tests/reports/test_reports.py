@@ -48,6 +48,10 @@ def report_results(tmp_path, chunks=True, threads=True, skipped=(), machine="box
     fake_results.add(res, ids.FUSED_TIME, [["'QFT'"], ["12"], ["'stride'", "'fused'"], ["0", "4"]],
                      [4e-3, math.nan, math.nan, 2e-3])
     fake_results.add(res, ids.FUSED_PASSES, [["'QFT'"], ["12"], ["4"], ["'complex128'"]], [3])
+    fake_results.add(res, ids.FUSED_ROOFLINE,
+                     [["'QFT'"], ["12"], ["'default'", "'4'"], ["'complex128'"]], [0.4, 0.5])
+    fake_results.add(res, ids.FUSED_CHOSEN,
+                     [["'QFT'"], ["12"], ["'default'", "'4'"], ["'complex128'"]], [3, 4])
     if threads:
         fake_results.add(res, ids.THREADS_TIME, [["'X'"], ["8"], ["'qulacs'"], ["1", "2"]],
                          [1e-5, 6e-6])
@@ -368,6 +372,22 @@ def test_fusion_tables_rank_the_fused_backend_and_count_its_passes(tmp_path):
     yard = {"L2": 60.0, "L3": 30.0, "DRAM": 20.0}[level]
     assert (f"| lib:qcbm | 20 | complex128 | 4 | 16 | 100 ms | {gbs:.1f} | {level} | "
             f"{100 * gbs / yard:.0f}% |") in fusion_tables.bandwidth(loaded)
+
+
+def test_the_roofline_table_shows_the_default_and_each_setting(tmp_path):
+    from harness import results
+    from harness.statevector import fusion_tables
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    res = fake_results.new_results(results_dir, "box", INFO)
+    params = [["'lib:qft'"], ["20"], ["'default'", "'2'", "'4'"], ["'complex128'"]]
+    fake_results.add(res, ids.FUSED_ROOFLINE, params, [0.31, 0.2, 0.35])
+    fake_results.add(res, ids.FUSED_CHOSEN, params, [3, 2, 4])
+    res.save(str(results_dir))
+    _, loaded = results.latest(results_dir, "box")
+    table = fusion_tables.roofline(loaded)
+    assert "| circuit | n | precision | default (k chosen) | k2 | k4 |" in table
+    assert "| lib:qft | 20 | complex128 | 31% (k3) | 20% | 35%* |" in table
 
 
 def test_distributed_scaling_holds_speedup_and_efficiency(full):

@@ -1,0 +1,59 @@
+"""``python -m harness tune``: what it measures, that it writes this machine's tuning,
+and that the kernels, the planner and the roofline then read it."""
+
+import numpy as np
+import pytest
+
+from harness.__main__ import main
+from harness.tune import command as tune_command
+from harness.tune import limits as tune_limits
+from kernels.statevector import fusion, tuning
+from kernels.statevector.fused import planner
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch):
+    monkeypatch.setenv(tuning.ENV, str(tmp_path))
+    tuning.load.cache_clear()
+    yield tmp_path
+    tuning.load.cache_clear()
+
+
+@pytest.mark.parametrize("diagonal", [False, True])
+def test_a_gate_in_a_stage_is_timed_per_amplitude(diagonal):
+    t = tune_command.gate_seconds(2, np.complex64, np.random.default_rng(0), diagonal)
+    assert 0 < t < 1e-6  # a microsecond per amplitude would be a thousand times too slow
+
+
+def test_limits_are_measured_without_tuning_and_read_with_it(folder):
+    found, source = tune_limits.limits(["complex128"], ["L2"])
+    assert source == "measured now"
+    assert found.fmas["complex128"] > 0 and found.gbs["L2"] > 0
+    tuning.save({"fmas_complex128": 1e10, "gbs_L2": 50.0})
+    found, source = tune_limits.limits(["complex128"], ["L2"])
+    assert source == f"tuned {tuning.describe()}"
+    assert found == ((({"complex128": 1e10}), {"L2": 50.0}))
+    # a level the tuning lacks: everything is measured now, nothing half from each
+    assert tune_limits.limits(["complex128"], ["L2", "DRAM"])[1] == "measured now"
+
+
+def test_if_missing_keeps_the_tuning_in_force(folder, capsys):
+    tuning.save({"gbs_L2": 50.0})
+    assert main(["tune", "--if-missing"]) == 0
+    assert "in force" in capsys.readouterr().out
+    assert tuning.load() == {"gbs_L2": 50.0}
+
+
+@pytest.mark.slow
+def test_tune_writes_every_constant_the_kernels_read(folder, capsys):
+    assert main(["tune"]) == 0
+    out = capsys.readouterr().out
+    constants = tuning.load()
+    assert f"tuning {tuning.describe()} written to {tuning.path()}" in out
+    for p in ("complex128", "complex64"):
+        assert constants[f"fmas_{p}"] > 0
+        assert all(constants[planner.gate_key(k, p)] > 0
+                   for k in range(fusion.MAX_QUBITS + 1))
+        assert constants[f"fused_block_qubits_{p}"] >= 4
+    assert all(constants[f"gbs_{level}"] > 0 for level in ("L2", "L3", "DRAM"))
+    assert tune_limits.limits(["complex64"], ["L2", "L3"])[1].startswith("tuned")
