@@ -365,7 +365,7 @@ def _roofline(rows, n, precision):
         return None
     nbytes = precision.itemsize << n
     level = levels.level_of(nbytes)
-    found, source = tune_limits.limits([precision.name], sorted({level, "L2"}))
+    found, origin = tune_limits.limits([precision.name], sorted({level, "L2"}))
     for row in timed:
         info = row["program"]
         work = roofline.Work(**info["work"])
@@ -374,7 +374,7 @@ def _roofline(rows, n, precision):
         info.update(roofline_seconds=best, bound=bound, level=level,
                     level_gbs=found.gbs[level],
                     effective_gbs=levels.effective_gbs(info["passes"], nbytes, row["seconds"]))
-    return {"source": source, "fmas_per_second": found.fmas[precision.name],
+    return {"origin": origin, "fmas_per_second": found.fmas[precision.name],
             "gbs": found.gbs}
 
 
@@ -464,7 +464,7 @@ def _roofline_lines(report):
                 f"of the {f['level']} in-place yardstick ({f['level_gbs']:.1f} GB/s)")
     if "limits" in report:
         lim = report["limits"]
-        lines.append(f"roofline limits ({lim['source']}): {lim['fmas_per_second'] / 1e9:.1f} "
+        lines.append(f"roofline limits ({lim['origin']}): {lim['fmas_per_second'] / 1e9:.1f} "
                      "G FMA/s on one core, in-place " + ", ".join(
                          f"{lv} {gbs:.1f}" for lv, gbs in lim["gbs"].items()) + " GB/s")
     return lines

@@ -215,7 +215,7 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
         rows["fused@3"]["roofline"] * rows["fused@3"]["seconds"])
     assert "roofline" not in rows["stride"]  # its work is not stated
     limits = report["limits"]
-    assert limits["source"] == "measured now" and limits["fmas_per_second"] > 0
+    assert limits["origin"] == "measured now" and limits["fmas_per_second"] > 0
     assert "% of its roofline" in out and "roofline limits (measured now)" in out
     if registry.simulator("qulacs").available()[0]:
         assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized

@@ -340,7 +340,7 @@ def test_the_settings_recorded_beside_the_results_mark_a_fusing_backend(tmp_path
     ranking = (tmp_path / "out" / "circuit_ranking.md").read_text()
     assert "| QFT | 12 | 1 | fused \u20201 | 2 ms | - | 1.00 | 2.00 |" in ranking
     assert "| QFT | 12 | 2 | qiskit-aer | 3 ms | - | 1.50 | 1.33 |" in ranking
-    assert "\u20201 fused, QFT n=12: fusion up to 4 qubits (others: off)" in ranking
+    assert "\u20201 fused, QFT n=12: fusion on (the tool's rule) (others: off)" in ranking
 
 
 def test_fusion_tables_rank_the_fused_backend_and_count_its_passes(tmp_path):

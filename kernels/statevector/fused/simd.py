@@ -34,6 +34,7 @@ from numba.extending import intrinsic
 
 from ..codegen import simd
 from ..codegen.simd import Loop, add, float_width, sub
+from ..machine import isa
 from . import stages
 
 #: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
@@ -415,9 +416,13 @@ def _complex_dot(builder, entries, xs):
     return acc_re, acc_im
 
 
-#: Register pieces: half a run where that is one AVX2 register (32 bytes), else a run.
+#: Register pieces: a whole run where the host has 32 vector registers (AVX-512); with 16
+#: (AVX2), half a run where that is one register (32 bytes), else a run, so that a
+#: two-qubit gate's inputs and outputs stay in registers. Whole runs on AVX-512 took a
+#: two-qubit gate in a stage from 0.84 to 0.64 ns per amplitude in complex128 (0.42 to
+#: 0.31 in complex64; 2-core Xeon, one thread, state in L2).
 def _piece(lanes):
-    return lanes // 2 if lanes >= 8 else lanes
+    return lanes if isa() == "avx512" or lanes < 8 else lanes // 2
 
 
 LOAD_RUNS = {r: _load_runs(r) for r in RUN_LENGTHS}
