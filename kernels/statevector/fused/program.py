@@ -102,7 +102,8 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, T, blo, bhi, bT, ops, offs, m_re, 
 #: bits (``mask``) clear, visited in order by carrying through those bits; r0 = r | ctrl
 #: sets the control bits. Dense gates of 2 and 4 columns (the common one- and two-qubit
 #: gates) loop in :func:`simd._dense_in_registers`, with no scratch; wider ones
-#: copy each group's runs to the scratch (LOAD_RUNS), then write one ROW per matrix row;
+#: copy each group's runs to the scratch (LOAD_RUNS), then write ROWS, a block of matrix
+#: rows at a time (K is 8 or more there, a multiple of the block);
 #: a diagonal multiplies each run by its entry (DIAGONAL).
 _GROUPS = """\
 r = 0
@@ -113,8 +114,8 @@ for g in range(groups):
 """
 _DENSE = """\
     LOAD_RUNS(bre, bim, offs, oo, r0, K, sre, sim)
-    for row in range(K):
-        ROW(sre, sim, 0, R, K, m_re, m_im, m0 + row * K, bre, bim, (r0 + offs[oo + row]) * R)
+    for row in range(0, K, ROW_BLOCK):
+        ROWS(sre, sim, K, m_re, m_im, m0 + row * K, bre, bim, offs, oo + row, r0)
 """
 _DENSE_SMALL = "DENSE{K}(bre, bim, offs, oo, mask, ctrl, groups, m_re, m_im, m0)"
 
@@ -158,7 +159,7 @@ def _copies(kind):
     return sources.indent(lines, 3)
 
 
-_INTRINSICS = ("LOAD_RUNS", "ROW", "DENSE2", "DENSE4", "DIAGONAL", "PREFETCH")
+_INTRINSICS = ("LOAD_RUNS", "ROWS", "DENSE2", "DENSE4", "DIAGONAL", "PREFETCH")
 
 
 def _source():
@@ -174,7 +175,8 @@ def _source():
             body = body.replace("{" + k + "}", _copies(k)).replace(f"{k}_", f"{k}_{r}_")
         for k in _INTRINSICS:
             body = body.replace(f"{k}(", f"{k}_{r}(")
-        body = body.replace("{R}", str(r)).replace("{HEAD}", str(stages.OP_HEAD))
+        body = body.replace("{R}", str(r)).replace("{HEAD}", str(stages.OP_HEAD)).replace(
+            "ROW_BLOCK", str(simd.ROW_BLOCK))
         out.append(sources.serial_and_parallel(f"stage_{r}", body))
     return "".join(out)
 
