@@ -43,40 +43,58 @@ def _random_unitary(k, rng):
     return q * (np.diagonal(r) / np.abs(np.diagonal(r)))
 
 
-def gate_seconds(k, dtype, rng, diagonal=False):
-    """Seconds per amplitude of one k-qubit gate (dense, or diagonal) in a fused stage
-    whose whole state sits in L2 (one chunk): the stage's time over its gates."""
+def _stage(k, dtype, rng):
+    """(program, state): a fused stage of :data:`GATES_PER_STAGE` random k-qubit gates
+    (k = 0: diagonal one-qubit gates) on a state that is one chunk, in L2."""
     n = fused.block_qubits(dtype)
     # gates on the top qubits, so the stage keeps its widest runs (as a circuit's do)
     top = list(range(n - fusion.MAX_QUBITS, n))
     gates = []
     for _ in range(GATES_PER_STAGE):
-        qubits = tuple(int(q) for q in rng.choice(top, size=k, replace=False))
-        m = np.diag(np.exp(1j * rng.uniform(0, 6.3, 1 << k))) if diagonal else \
-            _random_unitary(k, rng)
-        gates.append(Instruction("diagonal" if diagonal else "dense", m, qubits))
-    # max_qubits = k: no two gates are merged into a wider one (the qubit sets differ)
-    program = fused.Program(gates, n, dtype, max_qubits=k)
+        qubits = tuple(int(q) for q in rng.choice(top, size=max(k, 1), replace=False))
+        m = _random_unitary(k, rng) if k else np.diag(np.exp(1j * rng.uniform(0, 6.3, 2)))
+        gates.append(Instruction("dense" if k else "diagonal", m, qubits))
+    # at most max(k, 1) qubits: gates are merged only where their qubits are the same
+    program = fused.Program(gates, n, dtype, max_qubits=max(k, 1))
     state = np.zeros(1 << n, dtype)
     state[0] = 1
-    seconds = best_seconds(lambda: program(state), repeat=7, max_seconds=1.0,
-                           min_sample=0.01)
-    return seconds / program.info["fused_gates"] / (1 << n)
+    program(state)  # compiles the stage loop: a first call can take seconds
+    return program, state
 
 
-def best_block(dtype, rng):
-    """The stage size that ran :data:`BLOCK_CIRCUITS` fastest in total."""
+def gate_seconds(widths, dtype, rng, rounds=9):
+    """{k: seconds per amplitude of one k-qubit gate in a fused stage (k = 0: a diagonal
+    one)}: each stage's best time over its gates, the stages timed in turn, round after
+    round, so that a change of load on this shared machine moves every width alike."""
+    stages = {k: _stage(k, dtype, rng) for k in widths}
+    best = dict.fromkeys(widths, float("inf"))
+    for _ in range(rounds):
+        for k, (program, state) in stages.items():
+            best[k] = min(best[k], best_seconds(lambda p=program, s=state: p(s), repeat=1,
+                                                max_seconds=float("inf"), min_sample=0.02))
+    return {k: t / stages[k][0].info["fused_gates"] / (1 << stages[k][0].n)
+            for k, t in best.items()}
+
+
+def best_block(dtype, rng, rounds=3):
+    """(the stage size that ran :data:`BLOCK_CIRCUITS` fastest in total, {size: total
+    seconds}): every size and circuit timed in turn, round after round."""
     default = fused.block_qubits(dtype)
     made = [circuits.LIBRARY[name](BLOCK_QUBITS, rng) for name in BLOCK_CIRCUITS]
+    state = np.zeros(1 << BLOCK_QUBITS, dtype)
+    programs = {(block, i): fused.Program(instructions, BLOCK_QUBITS, dtype, block=block)
+                for block in range(default - 3, default + 2)
+                for i, instructions in enumerate(made)}
+    best = dict.fromkeys(programs, float("inf"))
+    for r in range(rounds + 1):  # the first round compiles
+        for key, program in programs.items():
+            t0 = time.perf_counter()
+            program(state)
+            if r:
+                best[key] = min(best[key], time.perf_counter() - t0)
     totals = {}
-    for block in range(default - 3, default + 2):
-        total = 0.0
-        for instructions in made:
-            program = fused.Program(instructions, BLOCK_QUBITS, dtype, block=block)
-            state = np.zeros(1 << BLOCK_QUBITS, dtype)
-            total += best_seconds(lambda p=program, s=state: p(s), repeat=3, max_seconds=2.0,
-                                  min_sample=0.0)
-        totals[block] = total
+    for (block, _), t in best.items():
+        totals[block] = totals.get(block, 0.0) + t
     return min(totals, key=totals.get), totals
 
 
@@ -93,14 +111,10 @@ def measure(say=print):
         say(f"in-place bandwidth, {level}: {gbs:.1f} GB/s")
     for p in PRECISIONS:
         dtype = np.dtype(p)
-        for k in range(1, fusion.MAX_QUBITS + 1):
-            t = gate_seconds(k, dtype, rng)
+        for k, t in gate_seconds(range(fusion.MAX_QUBITS + 1), dtype, rng).items():
             constants[planner.gate_key(k, p)] = t
-            say(f"fused {k}-qubit gate, {p}: {t * 1e9:.3f} ns per amplitude "
-                f"({(1 << k) / t / 1e9:.2f} G multiply-adds/s)")
-        t = gate_seconds(1, dtype, rng, diagonal=True)
-        constants[planner.gate_key(0, p)] = t
-        say(f"fused diagonal gate, {p}: {t * 1e9:.3f} ns per amplitude")
+            say(f"fused {f'{k}-qubit' if k else 'diagonal'} gate, {p}: {t * 1e9:.3f} ns per "
+                f"amplitude ({(1 << k) / t / 1e9 if k else 1 / t / 1e9:.2f} G multiply-adds/s)")
         block, totals = best_block(dtype, rng)
         constants[f"fused_block_qubits_{p}"] = block
         say(f"fused stage size, {p}: 2**{block} amplitudes (" + ", ".join(

@@ -25,13 +25,13 @@ CANDIDATES = (2, 3, 4, 5)
 #: k-qubit one), measured by ``python -m harness tune`` on the project machine (2-core
 #: Intel Xeon, AVX-512, 2 MiB L2 per core, one thread, 2026-11-28).
 DEFAULT_GATE_SECONDS = {
-    "complex128": {0: 0.79e-9, 1: 0.79e-9, 2: 0.89e-9, 3: 2.09e-9, 4: 3.85e-9, 5: 8.71e-9,
-                   6: 20.1e-9},
-    "complex64": {0: 0.42e-9, 1: 0.39e-9, 2: 0.48e-9, 3: 1.05e-9, 4: 2.10e-9, 5: 4.19e-9,
-                  6: 11.2e-9},
+    "complex128": {0: 0.75e-9, 1: 0.77e-9, 2: 0.63e-9, 3: 2.20e-9, 4: 2.40e-9, 5: 3.83e-9,
+                   6: 9.2e-9},
+    "complex64": {0: 0.39e-9, 1: 0.38e-9, 2: 0.32e-9, 3: 0.90e-9, 4: 1.20e-9, 5: 2.09e-9,
+                  6: 4.7e-9},
 }
 #: In-place GB/s per level on the same machine, the same day (harness.statevector.levels).
-DEFAULT_GBS = {"L2": 78.6, "L3": 16.1, "DRAM": 19.5}
+DEFAULT_GBS = {"L2": 78.6, "L3": 18.1, "DRAM": 18.3}
 
 
 def gate_key(k, precision):
