@@ -18,7 +18,7 @@ from .. import fusion, tuning
 from .._validate import check_gate_on
 from ..backend import Backend, FusionFacts
 from ..codegen import sources
-from ..compiled import stride
+from ..compiled import threaded
 from ..compiled._plan import NUMBA_DTYPES
 from ..machine import cache_sizes, isa
 from ..runner import KernelRunner, bind_gate, kernel_runner
@@ -218,7 +218,9 @@ class Program:
         for step in steps:
             if isinstance(step, stages.Wide):
                 g = step.gate
-                self.steps.append(bind_gate(stride, self.n, g.matrix, g.locs, g.ctrl_locs,
+                # threaded: the stride kernels, split across numba's threads where a
+                # state is large enough for that to pay
+                self.steps.append(bind_gate(threaded, self.n, g.matrix, g.locs, g.ctrl_locs,
                                             g.ctrl_vals or None, dtype=dtype))
                 continue
             m = step.matrix

@@ -15,7 +15,8 @@ stretches of the state.
 Gates are taken into a stage in circuit order; a gate that does not fit (or that touches a
 qubit of a gate already left for later) is left for a later stage, and blocks its qubits,
 so gates only move past gates on other qubits and the meaning is kept. A gate too wide for
-any stage runs on its own, over the whole state (:class:`Wide`).
+any stage runs on its own, over the whole state (:class:`Wide`), as does a stage's only
+gate where it acts on one qubit (the stride kernel's pass needs no copy).
 """
 
 from typing import NamedTuple
@@ -46,7 +47,8 @@ class Stage(NamedTuple):
 
 
 class Wide(NamedTuple):
-    gate: object        # an instruction on more qubits than a stage can hold
+    gate: object        # an instruction run alone over the whole state: one on more
+                        # qubits than a stage holds, or a stage's only, one-qubit gate
 
 
 def gates_of(steps):
@@ -68,7 +70,13 @@ def plan(instructions, n, block_qubits, run_bits, fuse=None):
             steps.append(Wide(taken[0]))
             continue
         gates, moved = relabel(taken)
-        steps.append(stage(fuse(gates) if fuse else gates, n, b, w, active, moved))
+        gates = fuse(gates) if fuse else gates
+        if len(gates) == 1 and len(gates[0].locs) == 1 and not moved:
+            # one one-qubit gate: the stride kernel's one pass in place, where a stage
+            # would copy the state out and back around the same pass
+            steps.append(Wide(gates[0]))
+            continue
+        steps.append(stage(gates, n, b, w, active, moved))
     return steps
 
 
