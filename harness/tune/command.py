@@ -23,9 +23,10 @@ from harness import threads
 from harness.statevector import levels
 from harness.statevector import threshold as threshold_mod
 from harness.timing import best_seconds
-from kernels.statevector import circuits, fused, fusion, tuning
+from kernels.statevector import circuits, fused, fusion, roofline, tuning
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
+from kernels.statevector.compiled import threaded
 from kernels.statevector.fused import planner
 from kernels.statevector.settings import PRECISIONS
 
@@ -104,10 +105,10 @@ def measure(say=print):
     constants = {}
     threads.set_threads(1)
     for p in PRECISIONS:
-        constants[f"fmas_{p}"] = rate = peak.fma_rate(p, seconds=0.1, repeat=7)
+        constants[roofline.fmas_key(p)] = rate = peak.fma_rate(p, seconds=0.1, repeat=7)
         say(f"FMA peak, {p}: {rate / 1e9:.1f} G/s")
     for level in levels.LEVELS:
-        constants[f"gbs_{level}"] = gbs = levels.inplace_gbs(level, max_seconds=2.0)
+        constants[roofline.gbs_key(level)] = gbs = levels.inplace_gbs(level, max_seconds=2.0)
         say(f"in-place bandwidth, {level}: {gbs:.1f} GB/s")
     for p in PRECISIONS:
         dtype = np.dtype(p)
@@ -116,13 +117,13 @@ def measure(say=print):
             say(f"fused {f'{k}-qubit' if k else 'diagonal'} gate, {p}: {t * 1e9:.3f} ns per "
                 f"amplitude ({(1 << k) / t / 1e9 if k else 1 / t / 1e9:.2f} G multiply-adds/s)")
         block, totals = best_block(dtype, rng)
-        constants[f"fused_block_qubits_{p}"] = block
+        constants[fused.block_key(p)] = block
         say(f"fused stage size, {p}: 2**{block} amplitudes (" + ", ".join(
             f"2**{b}: {t * 1e3:.1f} ms" for b, t in totals.items()) + ")")
     if threads.max_threads() > 1:
         found = threshold_mod.crossover(threshold_mod.measure(range(10, 21)))
         if found:
-            constants["threaded_parallel_threshold"] = found
+            constants[threaded.THRESHOLD_KEY] = found
         say(f"threaded crossover: {found or 'parallel never clearly faster'}")
     threads.set_threads(1)
     return constants

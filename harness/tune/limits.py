@@ -7,27 +7,16 @@ from kernels.statevector import roofline, tuning
 from kernels.statevector.codegen import peak
 
 
-def fma_key(precision):
-    return f"fmas_{precision}"
-
-
-def gbs_key(level):
-    return f"gbs_{level}"
-
-
-def measure_fmas(precision):
-    return peak.fma_rate(precision)
-
-
 def limits(precisions, wanted_levels):
     """(Limits for ``precisions`` and ``wanted_levels``, where they came from: "tuned
     HASH" when every one is in this machine's tuning, else "measured now")."""
     tuned = tuning.load()
-    keys = [fma_key(p) for p in precisions] + [gbs_key(lv) for lv in wanted_levels]
+    keys = ([roofline.fmas_key(p) for p in precisions]
+            + [roofline.gbs_key(lv) for lv in wanted_levels])
     if all(k in tuned for k in keys):
-        return (roofline.Limits({p: float(tuned[fma_key(p)]) for p in precisions},
-                                {lv: float(tuned[gbs_key(lv)]) for lv in wanted_levels}),
+        return (roofline.Limits({p: float(tuned[roofline.fmas_key(p)]) for p in precisions},
+                                {lv: float(tuned[roofline.gbs_key(lv)]) for lv in wanted_levels}),
                 f"tuned {tuning.describe()}")
-    return (roofline.Limits({p: measure_fmas(p) for p in precisions},
+    return (roofline.Limits({p: peak.fma_rate(p) for p in precisions},
                             {lv: levels.inplace_gbs(lv) for lv in wanted_levels}),
             "measured now")

@@ -41,6 +41,16 @@ class Limits(NamedTuple):
     gbs: dict
 
 
+def fmas_key(precision):
+    """The tuning constant (kernels.statevector.tuning) of the FMA peak in ``precision``."""
+    return f"fmas_{precision}"
+
+
+def gbs_key(level):
+    """The tuning constant of the in-place bandwidth of memory ``level``."""
+    return f"gbs_{level}"
+
+
 def multiply_adds(inst):
     """Complex multiply-adds per amplitude of the state that ``inst`` needs, by its
     structure: a row's nonzero entries (2**k for a dense k-qubit gate, 1 for a diagonal

@@ -208,7 +208,8 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
     info = rows["fused@3"]["program"]
     assert info["max_qubits"] == 3 and info["passes"] >= 1 and info["level"] == "L2"
     assert info["effective_gbs"] > 0 and info["level_gbs"] > 0
-    assert "fused@3: 264 gates fused into" in out and "(at most 3 qubits)" in out and "in-place yardstick" in out
+    assert "fused@3: 264 gates fused into" in out and "(at most 3 qubits)" in out
+    assert "in-place yardstick" in out
     # the roofline: the least time the program's work could take here, over its time
     assert 0 < rows["fused@3"]["roofline"] and info["bound"] in ("compute", "L2")
     assert info["roofline_seconds"] == pytest.approx(

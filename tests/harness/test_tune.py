@@ -7,7 +7,7 @@ import pytest
 from harness.__main__ import main
 from harness.tune import command as tune_command
 from harness.tune import limits as tune_limits
-from kernels.statevector import fusion, tuning
+from kernels.statevector import fused, fusion, roofline, tuning
 from kernels.statevector.fused import planner
 
 
@@ -51,9 +51,9 @@ def test_tune_writes_every_constant_the_kernels_read(folder, capsys):
     constants = tuning.load()
     assert f"tuning {tuning.describe()} written to {tuning.path()}" in out
     for p in ("complex128", "complex64"):
-        assert constants[f"fmas_{p}"] > 0
+        assert constants[roofline.fmas_key(p)] > 0
         assert all(constants[planner.gate_key(k, p)] > 0
                    for k in range(fusion.MAX_QUBITS + 1))
-        assert constants[f"fused_block_qubits_{p}"] >= 4
-    assert all(constants[f"gbs_{level}"] > 0 for level in ("L2", "L3", "DRAM"))
+        assert constants[fused.block_key(p)] >= 4
+    assert all(constants[roofline.gbs_key(level)] > 0 for level in ("L2", "L3", "DRAM"))
     assert tune_limits.limits(["complex64"], ["L2", "L3"])[1].startswith("tuned")

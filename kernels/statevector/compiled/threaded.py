@@ -24,13 +24,15 @@ BACKEND = Backend(name="threaded", role="kernel", precisions=NUMBA_PRECISIONS,
 #: 1.30x at 2**14, 1.82x at 2**16; below 2**14 a thread team's wake-up eats the gain.
 #: The default: ``python -m harness tune`` measures this machine's.
 PARALLEL_THRESHOLD = 1 << 14
+#: ... and the tuning constant (kernels.statevector.tuning) that holds this machine's.
+THRESHOLD_KEY = "threaded_parallel_threshold"
 
 
 def plan(g, dtype):
     """(loop, arguments) like the serial kernels' ``plan``; the loop picks the serial or
     parallel version per call, so a later change of numba's thread count is followed."""
     serial, s_args = stride.plan(g, dtype, parallel=False)
-    if (1 << g.n) < tuning.value("threaded_parallel_threshold", PARALLEL_THRESHOLD):
+    if (1 << g.n) < tuning.value(THRESHOLD_KEY, PARALLEL_THRESHOLD):
         return serial, s_args
     # the two loops split the work differently, so each is bound to its own arguments
     parallel, p_args = stride.plan(g, dtype, parallel=True)

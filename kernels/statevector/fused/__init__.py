@@ -10,6 +10,7 @@ from .program import (  # noqa: F401 - the backend's API
     VECTOR_BYTES,
     FusedRunner,
     Program,
+    block_key,
     block_qubits,
     compile,
     modelled_cost,

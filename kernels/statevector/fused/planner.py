@@ -50,7 +50,7 @@ def pass_seconds(n, dtype):
     """Seconds per amplitude of one pass over an n-qubit state of ``dtype``."""
     dtype = np.dtype(dtype)
     level = level_of(dtype.itemsize << n)
-    gbs = tuning.value(f"gbs_{level}", DEFAULT_GBS[level])
+    gbs = tuning.value(roofline.gbs_key(level), DEFAULT_GBS[level])
     return 2 * dtype.itemsize / (gbs * 1e9)
 
 

@@ -34,13 +34,18 @@ DEFAULT_MAX_QUBITS = 4
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
 
 
+def block_key(precision):
+    """The tuning constant of the stage size in ``precision``."""
+    return f"fused_block_qubits_{precision}"
+
+
 def block_qubits(dtype):
     """Chunk size (log2 amplitudes): this machine's tuned one, or, untuned, the one whose
     split buffers fill half of L2 (the other half holds the scratch, the matrices and the
     lines passing through)."""
     dtype = np.dtype(dtype)
     half = int(math.log2(cache_sizes()[2] // 2 // dtype.itemsize))
-    return tuning.value(f"fused_block_qubits_{dtype.name}", half)
+    return tuning.value(block_key(dtype.name), half)
 
 
 def pass_cost(n, dtype):
