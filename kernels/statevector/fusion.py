@@ -39,21 +39,27 @@ MAX_QUBITS = 6
 L2_PASS_COST = 2.0
 
 
-def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
+def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None):
     """``instructions`` as a list of gates on at most ``max_qubits`` qubits each (targets
     and controls; 1..6), merged where the cost model says it pays. A gate that is wider
-    than ``max_qubits`` on its own is kept as it is."""
+    than ``max_qubits`` on its own is kept as it is.
+
+    ``prices``: where given, {m: the cost of one gate on m qubits} (m = 0: a diagonal
+    gate), in any unit, replaces the model's 2**m + ``pass_cost`` (the fused backend's
+    planner passes what gates cost on this machine)."""
     if isinstance(max_qubits, bool) or not isinstance(max_qubits, (int, np.integer)) \
             or not 1 <= max_qubits <= MAX_QUBITS:
         raise ValueError(f"max_qubits must be an integer from 1 to {MAX_QUBITS}, "
                          f"got {max_qubits!r}")
     if not pass_cost >= 0:
         raise ValueError(f"pass_cost must be a number >= 0, got {pass_cost!r}")
+    if prices is None:
+        prices = model_prices(pass_cost)
     blocks, last = [], {}  # last[q]: index of the latest block touching qubit q
     for inst in instructions:
         qubits = span(inst)
         here = max((last[q] for q in qubits if q in last), default=None)
-        gate = _Block([inst], pass_cost)
+        gate = _Block([inst], prices)
         if here is not None and len(blocks[here].qubits | set(qubits)) <= max_qubits:
             joined = blocks[here].joined(gate)
             if joined.cost() <= blocks[here].cost() + gate.cost():
@@ -69,7 +75,13 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST):
 
 def cost(inst, pass_cost=L2_PASS_COST):
     """The model's cost of one gate per amplitude of the state (module docstring)."""
-    return _Block([inst], pass_cost).cost()
+    return _Block([inst], model_prices(pass_cost)).cost()
+
+
+def model_prices(pass_cost=L2_PASS_COST):
+    """{m: the model's cost of a gate on m qubits}: 2**m multiply-adds (1 for m = 0, a
+    diagonal gate) plus its pass."""
+    return {m: (1 << m if m else 1) + pass_cost for m in range(MAX_QUBITS + 1)}
 
 
 def span(inst):
@@ -90,8 +102,8 @@ def is_swap(inst):
 
 
 class _Block:
-    def __init__(self, gates, pass_cost, qubits=None, diagonal=None):
-        self.gates, self.pass_cost = gates, pass_cost
+    def __init__(self, gates, prices, qubits=None, diagonal=None):
+        self.gates, self.prices = gates, prices
         # qubits in the order they first appear: the fused gate's locs
         self.order = qubits if qubits is not None else list(dict.fromkeys(span(gates[0])))
         self.qubits = set(self.order)
@@ -101,7 +113,7 @@ class _Block:
     def joined(self, other):
         """This block with the gates of ``other`` after it (its diagonal check reused)."""
         order = self.order + [q for q in other.order if q not in self.qubits]
-        return _Block(self.gates + other.gates, self.pass_cost, order,
+        return _Block(self.gates + other.gates, self.prices, order,
                       self.diagonal and other.diagonal)
 
     def cost(self):
@@ -109,11 +121,10 @@ class _Block:
             g = self.gates[0]
             if self.swap:
                 return 0.0
-            work = 1 if self.diagonal else 1 << len(g.locs)
-            return (work + self.pass_cost) / (1 << len(g.ctrl_locs))
+            return self.prices[0 if self.diagonal else len(g.locs)] / (1 << len(g.ctrl_locs))
         if self.diagonal:  # a diagonal gate is diagonal once merged: named so
-            return 1 + self.pass_cost
-        return (1 << len(self.order)) + self.pass_cost
+            return self.prices[0]
+        return self.prices[len(self.order)]
 
     def instruction(self):
         if len(self.gates) == 1:

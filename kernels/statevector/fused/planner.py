@@ -39,11 +39,17 @@ def gate_key(k, precision):
     return f"fused_seconds_{'diagonal' if k == 0 else f'k{k}'}_{precision}"
 
 
+def prices(precision):
+    """{k: seconds per amplitude of a dense k-qubit gate in a fused stage (k = 0: a
+    diagonal gate)} on this machine: what the fusion planner weighs a merge by."""
+    return {k: tuning.value(gate_key(k, precision), default)
+            for k, default in DEFAULT_GATE_SECONDS[precision].items()}
+
+
 def gate_seconds(inst, precision):
     """Seconds per amplitude of the state that ``inst`` takes in a fused stage."""
     k = 0 if stages.is_diagonal(inst) else len(inst.locs)
-    default = DEFAULT_GATE_SECONDS[precision][k]
-    return tuning.value(gate_key(k, precision), default) / (1 << len(inst.ctrl_locs))
+    return prices(precision)[k] / (1 << len(inst.ctrl_locs))
 
 
 def pass_seconds(n, dtype):

@@ -212,10 +212,13 @@ class Program:
         # within each stage (blocks that never widen a stage); the planner prices each
         # plan with this machine's constants and the cheapest runs
         widths = planner.CANDIDATES if max_qubits is None else (max_qubits,)
+        # merges weighed by what gates cost on this machine
+        priced = planner.prices(dtype.name)
         plans = [(k, stages.plan(*cut)) for k in widths for cut in (
             (instructions, self.n, self.block, run_bits(dtype),
-             lambda gates, k=k: fusion.fuse(gates, k)),
-            (fusion.fuse(instructions, k), self.n, self.block, run_bits(dtype)))]
+             lambda gates, k=k: fusion.fuse(gates, k, prices=priced)),
+            (fusion.fuse(instructions, k, prices=priced), self.n, self.block,
+             run_bits(dtype)))]
         self.max_qubits, steps = min(plans, key=lambda kp: planner.seconds(kp[1], self.n,
                                                                              dtype))
         ftype = np.empty(0, dtype).real.dtype
