@@ -36,6 +36,11 @@ SETTINGS = PROFILE.get("fusion_settings") or sorted(
     {k for name in FUSING for k in DECLARED[name].fusion.settings})
 
 
+#: The settings and precisions of our fused backend among them.
+FUSED_SETTINGS = [k for k in SETTINGS if k in fused.BACKEND.fusion.settings]
+FUSED_PRECISIONS = [p.name for p in fused.BACKEND.precisions]
+
+
 class _FusionCase(Suite):
     params = (CIRCUITS, QUBITS, BACKENDS, SETTINGS)
     param_names = ["circuit", "n", "backend", "fusion"]
@@ -76,8 +81,7 @@ class FusedPasses:
     (its stages and its gates too wide for a stage), so that the report can count the
     bytes a fused circuit really moves: its effective bandwidth."""
 
-    params = (CIRCUITS, QUBITS, [k for k in SETTINGS if k in fused.BACKEND.fusion.settings],
-              [p.name for p in fused.BACKEND.precisions])
+    params = (CIRCUITS, QUBITS, FUSED_SETTINGS, FUSED_PRECISIONS)
     param_names = ["circuit", "n", "fusion", "precision"]
     unit = "passes"
     timeout = 300
@@ -98,10 +102,8 @@ class FusedRoofline(Suite):
     over the best measured time, in (0, 1], the limits from this machine's tuning or
     measured in this process. And, at the default, the width the planner chose."""
 
-    params = (CIRCUITS, QUBITS, ["default", *(str(k) for k in SETTINGS
-                                              if k in fused.BACKEND.fusion.settings)],
-              [p.name for p in fused.BACKEND.precisions])
-    param_names = ["circuit", "n", "fusion", "precision"]
+    params = (CIRCUITS, QUBITS, ["default", *map(str, FUSED_SETTINGS)], FUSED_PRECISIONS)
+    param_names = FusedPasses.param_names
     unit = "fraction of the roofline"
     timeout = 600
 

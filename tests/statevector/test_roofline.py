@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.statevector import circuits, fused, gates, roofline
+from kernels.statevector import KERNELS, circuits, fused, gates, roofline
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
+from kernels.statevector.states import random_state
 
 
 def counted(matrix, n_ctrl):
@@ -87,6 +88,24 @@ def test_a_fused_program_states_its_work(rng):
     # at least the unfused circuit's own multiply-adds less its moves, at most 2**k each
     assert 0 < work.multiply_adds <= (1 << program.info["max_qubits"]) * program.info[
         "fused_gates"]
+
+
+def test_a_gate_with_many_controls_runs_alone_and_keeps_the_runs_long(rng):
+    """MQT's quantum walk has X gates with up to n - 1 controls: run alone, each touches
+    the amplitudes its controls select, and the stages keep runs of full vectors."""
+    n = 14
+    many = circuits.gate("X", 0, ctrl=tuple(range(1, 12)))
+    circuit = [*circuits.LIBRARY["qcbm"].make(n, rng)[:40], many,
+               *circuits.LIBRARY["qcbm"].make(n, rng)[:40]]
+    program = fused.compile(circuit, n, np.complex64, block=10)
+    assert all(s.w == fused.run_bits(np.complex64) for s in program.stages)
+    assert program.info["wide"] >= 1
+    # alone, it is 2**-11 of a pass, not one
+    assert program.info["stages"] < program.work.passes["state"] < program.info["passes"]
+    assert fused.compile([many], n).work.passes["state"] == 2.0**-11
+    state = random_state(n, rng).astype(np.complex64)
+    expected = circuits.run(KERNELS["subspace"], state.astype(np.complex128), circuit)
+    np.testing.assert_allclose(program(state.copy()), expected, atol=2e-5)
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])

@@ -20,7 +20,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..machine import isa
-from .simd import float_width
+from .simd import carried_loop, float_width
 
 #: Independent accumulators: more than the FMAs in flight on one core, few enough to stay
 #: in 16 registers (AVX2) with the two operands.
@@ -55,26 +55,9 @@ def _chains(typingctx, acc, count):
         ptrs = [builder.gep(base, [ir.IntType(64)(c)], inbounds=True)
                 for c in range(CHAINS)]
         start = [builder.load(p, align=float_width(ftype)) for p in ptrs]
-        # for i in range(count): every chain one FMA; the accumulators live in the
-        # loop header's phis, so they stay in registers
-        pre = builder.basic_block
-        cond = builder.append_basic_block("peak.cond")
-        body = builder.append_basic_block("peak.body")
-        end = builder.append_basic_block("peak.end")
-        builder.branch(cond)
-        builder.position_at_end(cond)
-        i = builder.phi(count.type)
-        i.add_incoming(count.type(0), pre)
-        accs = [builder.phi(vtype) for _ in range(CHAINS)]
-        for acc, value in zip(accs, start):
-            acc.add_incoming(value, pre)
-        builder.cbranch(builder.icmp_signed("<", i, count), body, end)
-        builder.position_at_end(body)
-        for acc in accs:
-            acc.add_incoming(builder.call(fma, [acc, slope, offset]), body)
-        i.add_incoming(builder.add(i, count.type(1), flags=("nsw",)), body)
-        builder.branch(cond)
-        builder.position_at_end(end)
+        accs = carried_loop(builder, count, start,
+                            lambda i, accs: [builder.call(fma, [acc, slope, offset])
+                                             for acc in accs])
         for p, acc in zip(ptrs, accs):  # kept: the loop is not dead code
             builder.store(acc, p, align=float_width(ftype))
         return context.get_dummy_value()

@@ -172,6 +172,33 @@ class Loop:
         return False
 
 
+def carried_loop(builder, count, start, step):
+    """``for i in range(count): values = step(i, values)`` emitted into ``builder``, the
+    values (LLVM values, ``start`` their first) carried in the loop header's phis, so that
+    they stay in registers; returns their values after the last iteration."""
+    pre = builder.basic_block
+    cond = builder.append_basic_block("carried.cond")
+    body = builder.append_basic_block("carried.body")
+    end = builder.append_basic_block("carried.end")
+    builder.branch(cond)
+    builder.position_at_end(cond)
+    i = builder.phi(count.type)
+    i.add_incoming(count.type(0), pre)
+    phis = [builder.phi(v.type) for v in start]
+    for phi, value in zip(phis, start):
+        phi.add_incoming(value, pre)
+    builder.cbranch(builder.icmp_signed("<", i, count), body, end)
+    builder.position_at_end(body)
+    new = step(i, phis)
+    latch = builder.basic_block
+    for phi, value in zip(phis, new):
+        phi.add_incoming(value, latch)
+    i.add_incoming(builder.add(i, count.type(1), flags=("nsw",)), latch)
+    builder.branch(cond)
+    builder.position_at_end(end)
+    return phis
+
+
 def state_pointer(context, builder, arrtype, arr):
     """(pointer to the first float of the state, LLVM float type, floats per vector)."""
     ftype = context.get_value_type(arrtype.dtype.underlying_float)

@@ -64,16 +64,23 @@ def seconds(steps, n, dtype):
     """The model's time of the plan ``steps`` (:mod:`.stages`) on an n-qubit state."""
     precision = np.dtype(dtype).name
     per_amplitude = (sum(gate_seconds(g, precision) for g in stages.gates_of(steps))
-                     + len(steps) * pass_seconds(n, dtype))
+                     + passes(steps) * pass_seconds(n, dtype))
     return per_amplitude * (1 << n)
+
+
+def passes(steps):
+    """Passes over the whole state the plan makes: one per stage; a gate run on its own
+    touches only the amplitudes its controls select, half the state per control."""
+    return sum(1 if isinstance(s, stages.Stage) else 1 / (1 << len(s.gate.ctrl_locs))
+               for s in steps)
 
 
 def roofline_work(steps):
     """What the plan must do (:class:`roofline.Work`): see :func:`roofline.multiply_adds`;
-    a pass over the whole state per step and, inside each stage, a pass over its chunks
-    (in L2) per gate, a controlled gate's halved per control (it touches only those
-    runs)."""
+    the passes over the whole state (:func:`passes`) and, inside each stage, a pass over
+    its chunks (in L2) per gate, a controlled gate's halved per control (it touches only
+    those runs)."""
     inner = sum(1 / (1 << len(g.ctrl_locs)) for s in steps if isinstance(s, stages.Stage)
                 for g in s.gates)
     return roofline.Work(sum(roofline.multiply_adds(g) for g in stages.gates_of(steps)),
-                         {"state": len(steps), "L2": inner})
+                         {"state": passes(steps), "L2": inner})

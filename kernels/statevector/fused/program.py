@@ -27,8 +27,8 @@ from . import planner, simd, stages
 #: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
 VECTOR_BYTES = 64
 #: The widest fused gate for a caller that fixes one rather than let the planner choose
-#: (the distributed backend's default): what a cost model judged best on QCBM, QFT, QV
-#: and random circuits (docs/architecture.md, "Fusion").
+#: (the distributed backend's default): what the fusion cost model judged best on QCBM,
+#: QFT, QV and random circuits before the planner chose per circuit.
 DEFAULT_MAX_QUBITS = 4
 #: The fusion settings it declares, as adapters do (``FUSION``): the widest fused gate.
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))

@@ -119,38 +119,27 @@ def _rows(lanes):
             align = float_width(ftype)
             vtype = ir.VectorType(ftype, lanes)
             zero = ir.Constant(vtype, [ftype(0.0)] * lanes)
-            # for c in range(count): the run c of the scratch into every row's accumulators
-            pre = builder.basic_block
-            cond = builder.append_basic_block("rows.cond")
-            body = builder.append_basic_block("rows.body")
-            end = builder.append_basic_block("rows.end")
-            builder.branch(cond)
-            builder.position_at_end(cond)
-            c = builder.phi(intp)
-            c.add_incoming(intp(0), pre)
-            accs = [(builder.phi(vtype), builder.phi(vtype)) for _ in range(ROW_BLOCK)]
-            for pair in accs:
-                for phi in pair:
-                    phi.add_incoming(zero, pre)
-            builder.cbranch(builder.icmp_signed("<", c, count), body, end)
-            builder.position_at_end(body)
-            src = builder.mul(c, intp(lanes))
-            x = builder.load(_vector_ptr(builder, ps_re, src, lanes), align=align)
-            y = builder.load(_vector_ptr(builder, ps_im, src, lanes), align=align)
             f = ("contract",)
-            for b, (acc_re, acc_im) in enumerate(accs):
-                k = builder.add(m0, builder.add(builder.mul(intp(b), count), c))
-                mr, mi = (_broadcast(builder, builder.load(builder.gep(p, [k], inbounds=True)),
-                                     lanes) for p in (pm_re, pm_im))
-                new_re = sub(builder, add(builder, acc_re, builder.fmul(mr, x, flags=f)),
-                             builder.fmul(mi, y, flags=f))
-                new_im = add(builder, add(builder, acc_im, builder.fmul(mr, y, flags=f)),
-                             builder.fmul(mi, x, flags=f))
-                acc_re.add_incoming(new_re, body)
-                acc_im.add_incoming(new_im, body)
-            c.add_incoming(builder.add(c, intp(1), flags=("nsw",)), body)
-            builder.branch(cond)
-            builder.position_at_end(end)
+
+            def step(c, accs):  # the run c of the scratch into every row's accumulators
+                src = builder.mul(c, intp(lanes))
+                x = builder.load(_vector_ptr(builder, ps_re, src, lanes), align=align)
+                y = builder.load(_vector_ptr(builder, ps_im, src, lanes), align=align)
+                out = []
+                for b in range(ROW_BLOCK):
+                    acc_re, acc_im = accs[2 * b], accs[2 * b + 1]
+                    k = builder.add(m0, builder.add(builder.mul(intp(b), count), c))
+                    mr, mi = (_broadcast(builder, builder.load(builder.gep(p, [k],
+                                                                           inbounds=True)),
+                                         lanes) for p in (pm_re, pm_im))
+                    out.append(sub(builder, add(builder, acc_re, builder.fmul(mr, x, flags=f)),
+                                   builder.fmul(mi, y, flags=f)))
+                    out.append(add(builder, add(builder, acc_im, builder.fmul(mr, y, flags=f)),
+                                   builder.fmul(mi, x, flags=f)))
+                return out
+
+            flat = simd.carried_loop(builder, count, [zero] * (2 * ROW_BLOCK), step)
+            accs = list(zip(flat[::2], flat[1::2]))
             for b, (acc_re, acc_im) in enumerate(accs):
                 off = builder.load(builder.gep(p_offs, [builder.add(o0, intp(b))],
                                                inbounds=True))

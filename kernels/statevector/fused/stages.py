@@ -62,8 +62,12 @@ def plan(instructions, n, block_qubits, run_bits, fuse=None):
     function of a list of instructions) rewrites each stage's gates: fusing after the
     cut keeps every fused gate inside one stage's qubits."""
     b = min(block_qubits, n)
-    fits = [len(span(i)) for i in instructions if len(span(i)) <= b]
-    w = max(0, min(run_bits, b - max(fits, default=0)))
+    # the runs are as long as the widest gate's targets allow, not its controls: a gate
+    # with many controls (MQT's quantum walk has X with 19) would otherwise cut every
+    # stage of the circuit to runs of one amplitude; it runs on its own instead, over
+    # just the amplitudes its controls select
+    widest = max((len(i.locs) for i in instructions if len(span(i)) <= b), default=0)
+    w = max(0, min(run_bits, b - widest))
     steps = []
     for taken, active in groups(instructions, b - w):
         if active is None:
