@@ -110,7 +110,7 @@ def roofline(res):
     setting; the best setting is marked, so a default that is not the best shows."""
     present = set(res.get_all_result_keys())
     if ids.FUSED_ROOFLINE not in present:
-        return "(no fused-circuit roofline results)"
+        return f"(no {FUSED} roofline results)"
     fraction = results.table(res, ids.FUSED_ROOFLINE)
     chosen = results.table(res, ids.FUSED_CHOSEN) if ids.FUSED_CHOSEN in present else {}
     settings = sorted({f for (_, _, f, _) in fraction if f != "default"}, key=int)
@@ -138,4 +138,4 @@ def roofline(res):
 SECTIONS = ((f"Fused circuits: {FUSED} / {UNFUSED} and / each peer (below 1: {FUSED} is "
              "faster)", ratios),
             ("Fused circuits: effective bandwidth per memory level", bandwidth),
-            ("Fused circuits: how near the roofline", roofline))
+            (f"Fused circuits: how near {FUSED} runs to its roofline", roofline))

@@ -23,7 +23,7 @@ from harness import threads
 from harness.statevector import levels
 from harness.statevector import threshold as threshold_mod
 from harness.timing import best_seconds
-from kernels.statevector import circuits, fused, fusion, roofline, tuning
+from kernels.statevector import circuits, fused, fusion, gates, roofline, tuning
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
 from kernels.statevector.compiled import threaded
@@ -38,25 +38,19 @@ BLOCK_CIRCUITS = ("qcbm", "qft")
 BLOCK_QUBITS = 22
 
 
-def _random_unitary(k, rng):
-    a = rng.normal(size=(1 << k, 1 << k)) + 1j * rng.normal(size=(1 << k, 1 << k))
-    q, r = np.linalg.qr(a)
-    return q * (np.diagonal(r) / np.abs(np.diagonal(r)))
-
-
 def _stage(k, dtype, rng):
     """(program, state): a fused stage of :data:`GATES_PER_STAGE` random k-qubit gates
     (k = 0: diagonal one-qubit gates) on a state that is one chunk, in L2."""
     n = fused.block_qubits(dtype)
     # gates on the top qubits, so the stage keeps its widest runs (as a circuit's do)
     top = list(range(n - fusion.MAX_QUBITS, n))
-    gates = []
+    stage_gates = []
     for _ in range(GATES_PER_STAGE):
         qubits = tuple(int(q) for q in rng.choice(top, size=max(k, 1), replace=False))
-        m = _random_unitary(k, rng) if k else np.diag(np.exp(1j * rng.uniform(0, 6.3, 2)))
-        gates.append(Instruction("dense" if k else "diagonal", m, qubits))
+        m = gates.random_unitary(k, rng) if k else np.diag(np.exp(1j * rng.uniform(0, 6.3, 2)))
+        stage_gates.append(Instruction("dense" if k else "diagonal", m, qubits))
     # at most max(k, 1) qubits: gates are merged only where their qubits are the same
-    program = fused.Program(gates, n, dtype, max_qubits=max(k, 1))
+    program = fused.Program(stage_gates, n, dtype, max_qubits=max(k, 1))
     state = np.zeros(1 << n, dtype)
     state[0] = 1
     program(state)  # compiles the stage loop: a first call can take seconds
@@ -114,17 +108,18 @@ def measure(say=print):
         dtype = np.dtype(p)
         for k, t in gate_seconds(range(fusion.MAX_QUBITS + 1), dtype, rng).items():
             constants[planner.gate_key(k, p)] = t
-            say(f"fused {f'{k}-qubit' if k else 'diagonal'} gate, {p}: {t * 1e9:.3f} ns per "
+            say(f"{fused.BACKEND.name} {f'{k}-qubit' if k else 'diagonal'} gate, {p}: "
+                f"{t * 1e9:.3f} ns per "
                 f"amplitude ({(1 << k) / t / 1e9 if k else 1 / t / 1e9:.2f} G multiply-adds/s)")
         block, totals = best_block(dtype, rng)
         constants[fused.block_key(p)] = block
-        say(f"fused stage size, {p}: 2**{block} amplitudes (" + ", ".join(
+        say(f"{fused.BACKEND.name} stage size, {p}: 2**{block} amplitudes (" + ", ".join(
             f"2**{b}: {t * 1e3:.1f} ms" for b, t in totals.items()) + ")")
     if threads.max_threads() > 1:
         found = threshold_mod.crossover(threshold_mod.measure(range(10, 21)))
         if found:
             constants[threaded.THRESHOLD_KEY] = found
-        say(f"threaded crossover: {found or 'parallel never clearly faster'}")
+        say(f"{threaded.BACKEND.name} crossover: {found or 'parallel never clearly faster'}")
     threads.set_threads(1)
     return constants
 
