@@ -8,10 +8,23 @@ from functools import cache
 from llvmlite import binding
 
 
-@cache
 def cache_sizes():
     """{level: bytes} of the data caches of CPU 0 as the OS reports them (Linux sysfs);
     L2 falls back to 1 MiB where nothing is reported."""
+    return {level: size for level, (size, _) in _caches().items()}
+
+
+def way_bytes(level=2):
+    """Bytes of one way of the cache at ``level`` (its size over its associativity): the
+    span of addresses whose lines fall in distinct sets. Data that repeats with a stride
+    of a multiple of it meets itself in the same sets (16 ways where none are reported)."""
+    size, ways = _caches()[level] if level in _caches() else (cache_sizes()[2], 16)
+    return size // ways
+
+
+@cache
+def _caches():
+    """{level: (bytes, ways)} of CPU 0's data caches."""
     out = {}
     root = "/sys/devices/system/cpu/cpu0/cache"
     try:
@@ -28,9 +41,14 @@ def cache_sizes():
                 size = _parse_size(f.read().strip())
         except (OSError, ValueError):
             continue
+        try:
+            with open(f"{root}/{entry}/ways_of_associativity") as f:
+                ways = max(1, int(f.read()))
+        except (OSError, ValueError):
+            ways = 16
         if kind in ("Data", "Unified"):
-            out[level] = size
-    out.setdefault(2, 1 << 20)
+            out[level] = (size, ways)
+    out.setdefault(2, (1 << 20, 16))
     return out
 
 

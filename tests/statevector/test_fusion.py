@@ -69,20 +69,30 @@ def test_fuse_keeps_the_meaning(seed, n, k):
                                unfused(circuit, state), atol=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 9), k=st.integers(1, 6),
-       block=st.integers(1, 9), single=st.booleans())
-def test_the_fused_backend_keeps_the_meaning(seed, n, k, block, single):
+       block=st.integers(1, 9), single=st.booleans(),
+       layout=st.sampled_from(fused_program.LAYOUTS))
+def test_the_fused_backend_keeps_the_meaning(seed, n, k, block, single, layout):
     """Chunks of 2**block amplitudes (down to 2, so that stages are many and their
-    chunks scattered), gates too wide for a chunk run on their own."""
+    chunks scattered), gates too wide for a chunk run on their own; in both layouts (the
+    split one from a register's amplitudes up: 3 qubits in complex128, 4 in
+    complex64)."""
     rng = np.random.default_rng(seed)
     dtype = np.complex64 if single else np.complex128
     circuit = random_gates(n, rng, int(rng.integers(1, 30)))
     state = random_state(n, rng).astype(dtype)
-    program = fused.compile(circuit, n, dtype, max_qubits=k, block=block)
+    if layout == "split" and n < fused.run_bits(dtype):
+        with pytest.raises(ValueError, match="split layout needs"):
+            fused.compile(circuit, n, dtype, max_qubits=k, block=block, layout=layout)
+        return
+    program = fused.compile(circuit, n, dtype, max_qubits=k, block=block, layout=layout)
     got = program(state.copy())
     np.testing.assert_allclose(got, unfused(circuit, state), atol=1e-12 if not single else 2e-5)
-    assert program.info["passes"] == program.info["stages"] + program.info["wide"]
+    info = program.info
+    assert info["layout"] == layout
+    assert info["passes"] == info["stages"] + info["wide"] + info["rewrites"]
+    assert info["rewrites"] == (2 if layout == "split" else 0)
 
 
 @pytest.mark.parametrize("name", sorted(circuits.LIBRARY))
@@ -116,7 +126,7 @@ def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
     n = 11
     circuit = [Instruction("dense", gates.random_unitary(2, rng), (a, b), (), ())
                for a, b in zip(active, active[1:] + active[:1])]
-    program = fused.compile(circuit, n, dtype, max_qubits=2, block=9)
+    program = fused.compile(circuit, n, dtype, max_qubits=2, block=9, layout="staged")
     assert [s.tables[-1] for s in program.stages] == [tile]
     state = random_state(n, rng).astype(dtype)
     np.testing.assert_allclose(program(state.copy()), unfused(circuit, state),
@@ -125,19 +135,19 @@ def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_swaps_are_relabellings(dtype, rng):
-    """A stage applies no SWAP: the gates after one act on the swapped qubits and the
+    """In the staged layout a stage applies no SWAP: the gates after one act on the swapped qubits and the
     chunk is copied back relabelled, so a circuit of SWAPs alone makes stages with no
     gates in them, and a SWAP between gates leaves the same state as applying it."""
     n = 9
     swaps = [Instruction("SWAP", gates.SWAP, (a, b)) for a, b in ((0, 5), (5, 8), (1, 2))]
-    program = fused.compile(swaps, n, dtype, max_qubits=2, block=7)
+    program = fused.compile(swaps, n, dtype, max_qubits=2, block=7, layout="staged")
     assert program.info["stages"] >= 1 and program.info["fused_gates"] == 0
     assert all(len(s.ops) == 0 for s in program.stages)
     state = random_state(n, rng).astype(dtype)
     np.testing.assert_array_equal(program(state.copy()), unfused(swaps, state).astype(dtype))
     mixed = [circuits.gate("H", 0), swaps[0], circuits.gate("Rz", 0, theta=0.3),
              circuits.gate("X", 5, ctrl=(1,)), swaps[2], circuits.gate("Ry", 2, theta=1.1)]
-    program = fused.compile(mixed, n, dtype, max_qubits=1, block=7)
+    program = fused.compile(mixed, n, dtype, max_qubits=1, block=7, layout="staged")
     assert sum(len(s.ops) for s in program.stages) == len(mixed) - 2
     np.testing.assert_allclose(program(state.copy()), unfused(mixed, state),
                                atol=1e-12 if dtype == np.complex128 else 2e-5)
@@ -177,13 +187,16 @@ def test_compile_refuses_bad_gates_and_states():
             fused.compile([circuits.gate("H", 0)], 3, block=bad)
     with pytest.raises(ValueError, match="max_qubits"):
         fused.compile([circuits.gate("H", 0)], 3, max_qubits=9)
+    with pytest.raises(ValueError, match="layout must be one of"):
+        fused.compile([circuits.gate("H", 0)], 3, layout="packed")
 
 
-def test_two_threads_give_the_same_state(rng):
+@pytest.mark.parametrize("layout", fused_program.LAYOUTS)
+def test_two_threads_give_the_same_state(rng, layout):
     n = 12
     circuit = circuits.LIBRARY["qcbm"].make(n, rng)
     state = random_state(n, rng)
-    program = fused.compile(circuit, n, max_qubits=3, block=8)
+    program = fused.compile(circuit, n, max_qubits=3, block=8, layout=layout)
     one = program(state.copy())
     before = numba.get_num_threads()
     numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
@@ -202,8 +215,8 @@ def test_the_stage_loops_are_packed_simd(dtype):
     """The loop a stage runs holds packed multiply-adds on 256- or 512-bit registers."""
     n = 10
     program = fused.compile(circuits.LIBRARY["qv"].make(n, np.random.default_rng(1)), n,
-                            dtype, max_qubits=2, block=8)
-    run, args = next(s for s in program.steps if not callable(s))
+                            dtype, max_qubits=2, block=8, layout="staged")
+    _, run, args = next(s for s in program.steps if not callable(s))
     loop = fused_program._LOOPS[run, False]
     # numba does not disassemble code it loaded from its cache: compile the loop afresh
     options = {k: v for k, v in loop.targetoptions.items() if k not in ("cache", "nopython")}

@@ -69,10 +69,10 @@ def seconds(steps, n, dtype):
 
 
 def passes(steps):
-    """Passes over the whole state the plan makes: one per stage; a gate run on its own
-    touches only the amplitudes its controls select, half the state per control."""
-    return sum(1 if isinstance(s, stages.Stage) else 1 / (1 << len(s.gate.ctrl_locs))
-               for s in steps)
+    """Passes over the whole state the plan makes: one per stage (and per rewrite of the
+    layout); a gate run on its own touches only the amplitudes its controls select, half
+    the state per control."""
+    return sum(s.share for s in steps)
 
 
 def roofline_work(steps):
@@ -80,7 +80,7 @@ def roofline_work(steps):
     the passes over the whole state (:func:`passes`) and, inside each stage, a pass over
     its chunks (in L2) per gate, a controlled gate's halved per control (it touches only
     those runs)."""
-    inner = sum(1 / (1 << len(g.ctrl_locs)) for s in steps if isinstance(s, stages.Stage)
+    inner = sum(1 / (1 << len(g.ctrl_locs)) for s in steps if s.chunked
                 for g in s.gates)
     return roofline.Work(sum(roofline.multiply_adds(g) for g in stages.gates_of(steps)),
                          {"state": passes(steps), "L2": inner})

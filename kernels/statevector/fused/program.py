@@ -22,7 +22,7 @@ from ..compiled import threaded
 from ..compiled._plan import NUMBA_DTYPES
 from ..machine import cache_sizes, isa
 from ..runner import KernelRunner, bind_gate, kernel_runner
-from . import planner, simd, stages
+from . import planner, simd, split, stages
 
 #: Bytes of a packed vector, as in :mod:`simd`: a run is a vector of real parts.
 VECTOR_BYTES = 64
@@ -30,6 +30,9 @@ VECTOR_BYTES = 64
 #: (the distributed backend's default): what the fusion cost model judged best on QCBM,
 #: QFT, QV and random circuits before the planner chose per circuit.
 DEFAULT_MAX_QUBITS = 4
+#: How a program holds the state (:mod:`.stages`: interleaved, each stage's chunks copied
+#: into split buffers; :mod:`.split`: split across the whole circuit, stages in place).
+LAYOUTS = ("staged", "split")
 #: The fusion settings it declares, as adapters do (``FUSION``): the widest fused gate.
 FUSION = tuple(range(1, fusion.MAX_QUBITS + 1))
 
@@ -62,6 +65,14 @@ def modelled_cost(steps, n, dtype):
     """The model's cost of a plan per amplitude: its gates in L2 plus a pass over the
     whole state per step."""
     return sum(fusion.cost(g) for g in stages.gates_of(steps)) + len(steps) * pass_cost(n, dtype)
+
+
+def default_layout(n, dtype):
+    """The layout a program holds the state in unless told: split wherever the state
+    fills a register (its stages in place, with no copies, ran QCBM, QFT, QV and random
+    circuits at n = 20 in 0.62-0.98x the staged layout's time, docs/circuits.md), else
+    staged."""
+    return "split" if n >= run_bits(dtype) else "staged"
 
 
 def run_bits(dtype):
@@ -194,7 +205,8 @@ _LOOPS = {(r, par): getattr(_generated, f"stage_{r}_{'parallel' if par else 'ser
 class Program:
     """A compiled circuit: ``program(state)`` runs it in place; ``info`` says how."""
 
-    def __init__(self, instructions, n, dtype=np.complex128, max_qubits=None, block=None):
+    def __init__(self, instructions, n, dtype=np.complex128, max_qubits=None, block=None,
+                 layout=None):
         dtype = np.dtype(dtype)
         if dtype.char not in NUMBA_DTYPES:
             raise NotImplementedError(f"fused runs complex128 and complex64, not {dtype}")
@@ -212,18 +224,39 @@ class Program:
         # within each stage (blocks that never widen a stage); the planner prices each
         # plan with this machine's constants and the cheapest runs
         widths = planner.CANDIDATES if max_qubits is None else (max_qubits,)
+        if layout not in (None, *LAYOUTS):
+            raise ValueError(f"layout must be one of {LAYOUTS} or None (default_layout), "
+                             f"got {layout!r}")
+        w = run_bits(dtype)
+        if layout == "split" and self.n < w:
+            raise ValueError(f"the split layout needs at least {w} qubits in {dtype} "
+                             f"(one register of amplitudes), got n = {self.n}")
+        layouts = (layout or default_layout(self.n, dtype),)
         # merges weighed by what gates cost on this machine
         priced = planner.prices(dtype.name)
-        plans = [(k, stages.plan(*cut)) for k in widths for cut in (
-            (instructions, self.n, self.block, run_bits(dtype),
-             lambda gates, k=k: fusion.fuse(gates, k, prices=priced)),
-            (fusion.fuse(instructions, k, prices=priced), self.n, self.block,
-             run_bits(dtype)))]
-        self.max_qubits, steps = min(plans, key=lambda kp: planner.seconds(kp[1], self.n,
-                                                                             dtype))
+        plans = []
+        for k in widths:
+            within = lambda gates, k=k: fusion.fuse(gates, k, prices=priced)  # noqa: E731
+            before = fusion.fuse(instructions, k, prices=priced)
+            for x in layouts:
+                cut = stages.plan if x == "staged" else split.plan
+                extra = {"itemsize": dtype.itemsize} if x == "split" else {}
+                plans += [(x, k, cut(instructions, self.n, self.block, w, within, **extra)),
+                          (x, k, cut(before, self.n, self.block, w, **extra))]
+        self.layout, self.max_qubits, steps = min(
+            plans, key=lambda p: planner.seconds(p[2], self.n, dtype))
         ftype = np.empty(0, dtype).real.dtype
         self.steps = []
         for step in steps:
+            if isinstance(step, split.Rewrite):
+                self.steps.append(("convert", 1 << w, step.split))
+                continue
+            if isinstance(step, split.Step):
+                m = step.matrix
+                self.steps.append(("stage", 1 << w, (
+                    step.outer, step.ops, step.offs,
+                    np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))))
+                continue
             if isinstance(step, stages.Wide):
                 g = step.gate
                 # threaded: the stride kernels, split across numba's threads where a
@@ -235,18 +268,22 @@ class Program:
             blo, bhi, _, _, btile = step.back  # the lanes and the table split are the same
             args = (step.outer, *step.tables, blo, bhi, btile, step.ops, step.offs,
                     np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))
-            self.steps.append((1 << step.w, args))
-        self.stages = [s for s in steps if isinstance(s, stages.Stage)]
+            self.steps.append(("staged", 1 << step.w, args))
+        self.stages = [s for s in steps if s.chunked]
         self.info = {
             "max_qubits": self.max_qubits, "chosen": max_qubits is None,
             "block_qubits": min(self.block, self.n),
-            "run_length": 1 << max((s.w for s in self.stages), default=0),
+            "layout": self.layout,
+            "run_length": (1 << w if self.layout == "split" else
+                           1 << max((s.w for s in self.stages), default=0)),
             "gates": len(instructions),
-            "fused_gates": sum(len(s.gates) for s in self.stages) + len(steps) - len(self.stages),
-            "stages": len(self.stages), "wide": len(steps) - len(self.stages),
+            "fused_gates": len(stages.gates_of(steps)),
+            "stages": len(self.stages),
+            "wide": sum(1 for s in steps if s.gates and not s.chunked),
+            "rewrites": sum(1 for s in steps if isinstance(s, split.Rewrite)),
             "passes": len(steps), "isa": isa(),
             # the cost model's price of the plan, per amplitude (fusion's unit)
-            "modelled_cost": modelled_cost(steps, self.n, dtype),
+            "modelled_cost": modelled_cost([s for s in steps if s.gates], self.n, dtype),
         }
         self.work = planner.roofline_work(steps)
         self.info["work"] = self.work._asdict()  # what the roofline is made of
@@ -256,7 +293,8 @@ class Program:
     def buffers(self, workers):
         if workers not in self._buffers:
             ftype = np.empty(0, self.dtype).real.dtype
-            size = 1 << min(self.block, self.n)
+            # the split layout works in place: no chunk buffers, only the scratch
+            size = 0 if self.layout == "split" else 1 << min(self.block, self.n)
             scratch = (1 << fusion.MAX_QUBITS) * max(simd.RUN_LENGTHS)
             self._buffers[workers] = tuple(np.zeros((workers, k), ftype)
                                            for k in (size, size, scratch, scratch))
@@ -265,14 +303,21 @@ class Program:
     def __call__(self, state):
         check_state(state, self.n, self.dtype, self.real, "fused")
         threads = numba.get_num_threads()
-        parallel = threads > 1 and len(self.stages) and (1 << self.n) > (1 << self.block)
+        parallel = bool(threads > 1 and self.stages and self.n > self.block)
         buffers = self.buffers(threads if parallel else 1)
+        flat = state.view(state.real.dtype)
         for step in self.steps:
             if callable(step):
                 step(state)
-            else:
-                run, args = step
+                continue
+            how, run, args = step
+            if how == "staged":
                 _LOOPS[run, bool(parallel)](state, *args, *buffers)
+            elif how == "convert":
+                split.loop("convert", run, parallel)(flat, len(flat) // (2 * run), args)
+            else:  # the floats from R on: every run's imaginary parts (split's doc)
+                split.loop("stage", run, parallel)(flat, flat[run:], *args,
+                                                       *buffers[2:])
         return state
 
 
@@ -303,11 +348,12 @@ def check_n(n):
     return int(n)
 
 
-def compile(instructions, n, dtype=np.complex128, max_qubits=None, block=None):
+def compile(instructions, n, dtype=np.complex128, max_qubits=None, block=None,
+            layout=None):
     """The program that runs ``instructions`` on n-qubit states of ``dtype`` in place,
-    fused to at most ``max_qubits`` per gate (None: the width the planner prices
-    cheapest on this machine, :mod:`.planner`)."""
-    return Program(instructions, n, dtype, max_qubits, block)
+    fused to at most ``max_qubits`` per gate in the ``layout`` (one of :data:`LAYOUTS`);
+    None: what the planner prices cheapest on this machine, :mod:`.planner`."""
+    return Program(instructions, n, dtype, max_qubits, block, layout)
 
 
 class FusedRunner(KernelRunner):

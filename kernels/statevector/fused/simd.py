@@ -363,10 +363,12 @@ def _dense_in_registers(lanes, k, width):
     return dense
 
 
-def _diagonal(lanes):
+def _diagonal(lanes, per_lane=False):
     """DIAGONAL[R](re, im, offs, o0, count, mask, ctrl, groups, m_re, m_im, m0): the
     diagonal gate of ``count`` entries on every group of its runs (as in
-    :func:`_dense_in_registers`): run r0 + offs[o0 + c] times entry m0 + c, in place."""
+    :func:`_dense_in_registers`): run r0 + offs[o0 + c] times entry m0 + c, in place.
+    ``per_lane``: each entry is a vector of R, m0 + c * R on, one per lane
+    (DIAGONAL_LANES, a diagonal gate on qubits inside the run)."""
     @intrinsic
     def diagonal(typingctx, re, im, offs, o0, count, mask, ctrl, groups, m_re, m_im, m0):
         _check("fused diagonal", (re, im, m_re, m_im))
@@ -386,9 +388,14 @@ def _diagonal(lanes):
                     off = builder.load(builder.gep(p_offs, [builder.add(o0, c)],
                                                    inbounds=True))
                     at = builder.mul(builder.add(r0, off), intp(lanes))
-                    k = builder.add(m0, c)
-                    entry = tuple(_broadcast(builder, builder.load(builder.gep(
-                        pm, [k], inbounds=True)), lanes) for pm in (pm_re, pm_im))
+                    if per_lane:
+                        k = builder.add(m0, builder.mul(c, intp(lanes)))
+                        entry = tuple(builder.load(_vector_ptr(builder, pm, k, lanes),
+                                                   align=align) for pm in (pm_re, pm_im))
+                    else:
+                        k = builder.add(m0, c)
+                        entry = tuple(_broadcast(builder, builder.load(builder.gep(
+                            pm, [k], inbounds=True)), lanes) for pm in (pm_re, pm_im))
                     x = tuple(builder.load(_vector_ptr(builder, p, at, lanes), align=align)
                               for p in (p_re, p_im))
                     for p, v in zip((p_re, p_im), _complex_dot(builder, [entry], [x])):
@@ -397,15 +404,209 @@ def _diagonal(lanes):
 
         return sig, codegen
 
-    diagonal.__name__ = f"diagonal_{lanes}"
+    diagonal.__name__ = f"diagonal{'_lanes' if per_lane else ''}_{lanes}"
     return diagonal
 
 
-def _complex_dot(builder, entries, xs):
-    """sum over c of entries[c] * xs[c] for split complex vectors, as two multiply-adds per
-    term on each accumulator (re += a x - b y, im += a y + b x), so that LLVM emits FMAs."""
+def lane_patterns(mask):
+    """The lane patterns (xor masks) of a gate whose targets inside the run are the bits
+    of ``mask``: every subset of them, bit j of the pattern's index picking the j-th
+    lowest bit."""
+    bits = [b for b in range(mask.bit_length()) if mask >> b & 1]
+    return [sum(1 << b for j, b in enumerate(bits) if i >> j & 1)
+            for i in range(1 << len(bits))]
+
+
+def _lane_gate(lanes, mask):
+    """LANE[R, L](re, im, offs, o0, nin, gmask, ctrl, groups, m_re, m_im, m0, s_re,
+    s_im): a gate whose targets inside the run are the lane bits L (and that may have
+    targets and controls outside it), in place on every group of its ``nin`` runs (as in
+    :func:`_dense_in_registers`, with ``gmask`` the carry mask).
+
+    Lane l of output run o is the sum over input runs i and the P patterns p_j of L
+    (:func:`lane_patterns`) of M[o, i * P + j][l] * x_i[l ^ p_j]: a constant shuffle
+    per pattern, and per-lane matrix vectors (R floats each from m0 on, output o then
+    term t) that hold the gate's entries for each lane's own values of its lane qubits,
+    and the identity's where a control inside the run is not met (qsim lays its
+    in-register gates out the same way). With one run (every target inside the run) the
+    matrix is held in registers across the groups; with up to 16 permuted inputs those
+    stay in registers; with more they go to the scratch, and the outputs are dot products
+    with them, several rows at a time."""
+    @intrinsic
+    def lane(typingctx, re, im, offs, o0, nin, gmask, ctrl, groups, m_re, m_im, m0, s_re,
+             s_im):
+        _check("fused lane gate", (re, im, m_re, m_im, s_re, s_im))
+        sig = types.void(re, im, offs, types.intp, types.intp, types.intp, types.intp,
+                         types.intp, m_re, m_im, types.intp, s_re, s_im)
+
+        def codegen(context, builder, signature, args):
+            _LaneGate(context, builder, signature, args, lanes, mask).emit()
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    lane.__name__ = f"lane_{lanes}_{mask}"
+    return lane
+
+
+class _LaneGate:
+    """The code of one LANE[R, L] call (:func:`_lane_gate`)."""
+
+    def __init__(self, context, builder, signature, args, lanes, mask):
+        a = signature.args
+        self.b, self.lanes, self.pats = builder, lanes, lane_patterns(mask)
+        (self.re, self.im, self.offs, self.m_re, self.m_im, self.s_re, self.s_im) = (
+            _data(context, builder, a[j], args[j]) for j in (0, 1, 2, 8, 9, 11, 12))
+        self.o0, self.nin, self.gmask, self.ctrl, self.groups, self.m0 = (
+            args[j] for j in (3, 4, 5, 6, 7, 10))
+        self.intp = self.o0.type
+        ftype = self.re.type.pointee
+        self.align = float_width(ftype)
+        self.zero = ir.Constant(ir.VectorType(ftype, lanes), [ftype(0.0)] * lanes)
+        self.terms = builder.mul(self.nin, self.intp(len(self.pats)))
+
+    def emit(self):
+        b, intp, count = self.b, self.intp, len(self.pats)
+        # up to 16 permuted inputs stay in registers: a switch over the runs of a group
+        small = [r for r in (1, 2, 4) if r * count <= 16]
+        cases = {r: b.append_basic_block(f"lane.{r}") for r in small}
+        many = b.append_basic_block("lane.many")
+        done = b.append_basic_block("lane.done")
+        switch = b.switch(self.nin, many)
+        for r, block in cases.items():
+            switch.add_case(intp(r), block)
+            b.position_at_end(block)
+            self.in_registers(r)
+            b.branch(done)
+        b.position_at_end(many)
+        # two runs: two rows of two chains; four or more: four rows of one
+        with b.if_else(b.icmp_signed("==", self.nin, intp(2))) as (two, more):
+            with two:
+                self.through_scratch(2, min(2, count))
+            with more:
+                self.through_scratch(4, 1)
+        b.branch(done)
+        b.position_at_end(done)
+
+    def load(self, ptrs, index):
+        return [self.b.load(_vector_ptr(self.b, p, index, self.lanes), align=self.align)
+                for p in ptrs]
+
+    def store(self, values, ptrs, index):
+        for p, v in zip(ptrs, values):
+            self.b.store(v, _vector_ptr(self.b, p, index, self.lanes), align=self.align)
+
+    def run_at(self, r0, k):
+        b = self.b
+        off = b.load(b.gep(self.offs, [b.add(self.o0, k)], inbounds=True))
+        return b.mul(b.add(r0, off), self.intp(self.lanes))
+
+    def entry(self, k):
+        """The per-lane matrix vector k (re, im)."""
+        b = self.b
+        return tuple(self.load((self.m_re, self.m_im),
+                               b.add(self.m0, b.mul(k, self.intp(self.lanes)))))
+
+    def permuted(self, x):
+        return [x if p == 0 else _lanes(self.b, x, [lane ^ p for lane in range(self.lanes)])
+                for p in self.pats]
+
+    def dot(self, entries, xs):
+        # independent chains, added at the end: one chain of 2T dependent FMAs would
+        # make each group wait on their latency
+        chains = min(4, len(xs))
+        parts = [_complex_dot(self.b, entries[c::chains], xs[c::chains])
+                 for c in range(chains)]
+        acc = parts[0]
+        for part in parts[1:]:
+            acc = tuple(add(self.b, u, v) for u, v in zip(acc, part))
+        return acc
+
+    def in_registers(self, runs):
+        """``runs`` runs a group, their permuted inputs in registers; the matrix held in
+        registers too where it is small (one run, up to 4 patterns), else read per
+        group."""
+        intp, total = self.intp, runs * len(self.pats)
+        held = None
+        if runs == 1 and total <= 4:
+            held = [[self.entry(intp(t)) for t in range(total)]]
+        with _Groups(self.b, self.gmask, self.ctrl, self.groups) as r0:
+            xs = []
+            for i in range(runs):
+                x, y = self.load((self.re, self.im), self.run_at(r0, intp(i)))
+                xs += list(zip(self.permuted(x), self.permuted(y)))
+            for o in range(runs):
+                entries = held[o] if held else [self.entry(intp(o * total + t))
+                                                for t in range(total)]
+                self.store(self.dot(entries, xs), (self.re, self.im),
+                           self.run_at(r0, intp(o)))
+
+    def through_scratch(self, rows, chains):
+        """More runs: the permuted inputs to the scratch, then ``rows`` outputs at a
+        time, each scratch run loaded once for all of them, each output over ``chains``
+        partial sums (rows * chains independent chains)."""
+        b, intp, count = self.b, self.intp, len(self.pats)
+        scratch = (self.s_re, self.s_im)
+        with _Groups(b, self.gmask, self.ctrl, self.groups) as r0:
+            with Loop(b, intp(0), self.nin, 1) as i:
+                xs = self.load((self.re, self.im), self.run_at(r0, i))
+                first = b.mul(i, intp(count))
+                for j, v in enumerate(zip(*(self.permuted(x) for x in xs))):
+                    self.store(v, scratch, b.mul(b.add(first, intp(j)), intp(self.lanes)))
+            with Loop(b, intp(0), self.nin, rows) as o:
+                def step(c, accs):
+                    out = list(accs)
+                    for s in range(chains):
+                        t = b.add(b.mul(c, intp(chains)), intp(s))
+                        x = self.load(scratch, b.mul(t, intp(self.lanes)))
+                        for row in range(rows):
+                            m = self.entry(b.add(b.mul(b.add(o, intp(row)), self.terms), t))
+                            at = 2 * (row * chains + s)
+                            out[at:at + 2] = _complex_dot(b, [m], [x], out[at:at + 2])
+                    return out
+
+                accs = simd.carried_loop(b, b.sdiv(self.terms, intp(chains)),
+                                         [self.zero] * (2 * rows * chains), step)
+                for row in range(rows):
+                    part = accs[2 * row * chains:2 * (row + 1) * chains]
+                    acc = (part[0], part[1])
+                    for s in range(1, chains):
+                        acc = (add(b, acc[0], part[2 * s]), add(b, acc[1], part[2 * s + 1]))
+                    self.store(acc, (self.re, self.im), self.run_at(r0, b.add(o, intp(row))))
+
+
+def _block_convert(lanes, split):
+    """SPLIT[R](flat, j): block j of the state's floats (amplitudes j * R to j * R + R - 1,
+    interleaved) rewritten in place as its R real parts then its R imaginary parts, the
+    layout :mod:`.split` holds a state in; JOIN[R] the other way."""
+    @intrinsic
+    def convert(typingctx, flat, j):
+        _check("fused block convert", (flat,))
+        sig = types.void(flat, types.intp)
+
+        def codegen(context, builder, signature, args):
+            base = _data(context, builder, signature.args[0], args[0])
+            intp = args[1].type
+            start = builder.mul(args[1], intp(2 * lanes))
+            align = float_width(base.type.pointee)
+            whole = _vector_ptr(builder, base, start, 2 * lanes)
+            re_ptr = _vector_ptr(builder, base, start, lanes)
+            im_ptr = _vector_ptr(builder, base, builder.add(start, intp(lanes)), lanes)
+            _copy(builder, [whole], re_ptr, im_ptr, lanes, 1, align, split)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    convert.__name__ = f"{'split' if split else 'join'}_{lanes}"
+    return convert
+
+
+def _complex_dot(builder, entries, xs, start=None):
+    """sum over c of entries[c] * xs[c] for split complex vectors (added to ``start``, a
+    (re, im) pair, where given), as two multiply-adds per term on each accumulator (re +=
+    a x - b y, im += a y + b x), so that LLVM emits FMAs."""
     f = ("contract",)
-    acc_re = acc_im = None
+    acc_re, acc_im = start if start is not None else (None, None)
     for (mr, mi), (x, y) in zip(entries, xs):
         if acc_re is None:
             acc_re, acc_im = builder.fmul(mr, x, flags=f), builder.fmul(mr, y, flags=f)
@@ -436,6 +637,13 @@ SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 ROWS = {r: _rows(r) for r in RUN_LENGTHS}
 PREFETCH = {r: _prefetch(r) for r in RUN_LENGTHS}
 DIAGONAL = {r: _diagonal(r) for r in RUN_LENGTHS}
+#: The split layout's runs (:mod:`.split`): one vector register's floats, 8 or 16.
+BLOCK_RUNS = (8, 16)
+DIAGONAL_LANES = {r: _diagonal(r, per_lane=True) for r in BLOCK_RUNS}
+#: LANE[R, L]: one per set L of targets inside the run (0: controls only).
+LANE = {(r, m): _lane_gate(r, m) for r in BLOCK_RUNS for m in range(r)}
+SPLIT = {r: _block_convert(r, True) for r in BLOCK_RUNS}
+JOIN = {r: _block_convert(r, False) for r in BLOCK_RUNS}
 
 
 def source_digest():

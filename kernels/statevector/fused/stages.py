@@ -45,15 +45,31 @@ class Stage(NamedTuple):
     offs: np.ndarray    # per gate, the run offset of each of its 2**t matrix indices
     matrix: np.ndarray  # every gate's matrix (row-major) or diagonal, one after another
 
+    # what the planner and the roofline ask of every step (this one, Wide, and the
+    # split layout's): the share of the state it reads and writes, and whether its
+    # gates run on chunks that sit in L2
+    share = 1.0
+    chunked = True
+
 
 class Wide(NamedTuple):
     gate: object        # an instruction run alone over the whole state: one on more
                         # qubits than a stage holds, or a stage's only, one-qubit gate
 
+    @property
+    def gates(self):
+        return (self.gate,)
+
+    @property
+    def share(self):  # the amplitudes its controls select
+        return 1 / (1 << len(self.gate.ctrl_locs))
+
+    chunked = False
+
 
 def gates_of(steps):
     """Every gate the plan ``steps`` runs, in order."""
-    return [g for s in steps for g in (s.gates if isinstance(s, Stage) else [s.gate])]
+    return [g for s in steps for g in s.gates]
 
 
 def plan(instructions, n, block_qubits, run_bits, fuse=None):

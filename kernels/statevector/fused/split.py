@@ -1,0 +1,279 @@
+"""The fused backend's split layout: the state held split across the whole circuit, its
+stages applied in place, with no copies.
+
+The interleaved state is rewritten once, in place, as blocks of R amplitudes (R = a vector
+register's floats, :data:`simd.BLOCK_RUNS`): R real parts then R imaginary parts, the
+layout qsim holds a state in. So the lowest w = log2(R) qubits are lanes of one register,
+and every other qubit (a high qubit) picks a block. At the end it is rewritten back; both
+rewrites are one pass over the state each, counted in the program's passes and roofline.
+
+A stage's chunk (2**b amplitudes, half of L2) holds the lane qubits, the high qubits
+that pick a block's L2 set (:func:`set_qubits`), and as many more as it has room for; a
+stage is a run of gates on those. For each chunk (one value of the qubits outside it)
+every gate of the stage is applied to the chunk's blocks in place, so the state crosses
+the memory hierarchy once per stage and is never copied. A
+gate on high qubits only multiplies whole blocks by broadcast matrix entries (the staged
+kernels of :mod:`.simd`, which take run indices); one that touches a lane qubit (a target
+or a control below w) is a LANE gate: its inputs permuted within the register by each
+pattern of its lane targets, times per-lane matrix vectors (:func:`lane_matrix`). A gate
+with more qubits above those than a chunk holds runs alone over the whole state.
+
+Block j's real parts start at float 2 * j * R; the kernels take run indices u with the
+float index u * R, so every block index here is doubled (u = 2 j: high qubit q is bit
+q - w + 1 of u), and the imaginary parts are the same floats from R on.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import machine
+from ..bits import bcomspace
+from ..codegen import sources
+from ..fusion import is_diagonal, span
+from . import simd, stages
+
+#: Columns of an op row: kind, K (the runs of a group), matrix offset (floats), offsets
+#: offset, control bits (the run index's fixed bits, with the chunk's), the carry mask
+#: (the run index bits the group loop does not visit), groups, and a lane gate's targets
+#: inside the run (a lane mask).
+OP_COLUMNS = 8
+DENSE, DIAGONAL, DIAGONAL_LANES, LANE = 0, 1, 2, 3
+
+
+class Step(NamedTuple):
+    gates: tuple        # the instructions, in the order they run
+    outer: np.ndarray   # chunk-index bit i -> run-index bit outer[i]
+    ops: np.ndarray     # one row per gate, OP_COLUMNS wide
+    offs: np.ndarray    # per gate, the run offset of each of its K runs
+    matrix: np.ndarray  # complex entries: broadcast ones, then R per lane vector
+    share: float        # the share of the state the step touches: 1 for a stage,
+                        # 2**-c for a gate alone with c high controls
+    chunked: bool       # a stage, its chunks in L2 (not a gate alone)
+
+
+class Rewrite(NamedTuple):
+    """The state rewritten, in place, into the split layout (``split``) or back: one
+    pass over it, and no gate."""
+    split: bool
+    gates = ()
+    share = 1.0
+    chunked = False
+
+
+def run_bit(q, w):
+    """The run-index bit of high qubit q (the doubled block index, module doc)."""
+    return q - w + 1
+
+
+def set_qubits(n, w, itemsize):
+    """How many of the lowest high qubits pick L2's set: the blocks one way of L2 holds
+    (:func:`machine.way_bytes`). A chunk that fixes one of them (an outer qubit among
+    them) falls in half of L2's sets, and would be evicted by itself before its stage is
+    done (QV-like layers at n = 20 in complex64 took 2.1x as long with three of them
+    outer as with none): so they are always in the chunk."""
+    block = (1 << w) * itemsize
+    return max(0, min(n - w, (machine.way_bytes(2) // block).bit_length() - 1))
+
+
+def plan(instructions, n, block_qubits, w, fuse=None, itemsize=8):
+    """The steps that run ``instructions`` on an n-qubit state in the split layout with
+    2**w lanes and chunks of 2**block_qubits amplitudes of ``itemsize`` bytes, the
+    rewrites into it and back first and last. A chunk holds the lane qubits, the
+    :func:`set_qubits` above them, and as many more as the chunk size leaves room for:
+    a stage takes gates on those (in circuit order, as :func:`stages.groups` does).
+    ``fuse`` rewrites each stage's gates, as in :func:`stages.plan`."""
+    b = max(min(block_qubits, n), w)
+    low = w + set_qubits(n, w, itemsize)  # every qubit below is in every chunk
+    high = list(range(low, n))
+    budget = max(0, b - low)
+
+    def needs(inst):
+        return [q for q in span(inst) if q >= low]
+
+    steps = []
+    for taken, active in stages.groups(instructions, budget, needs):
+        gates = list(taken)
+        if active is None:  # more high qubits than a chunk holds: the whole state
+            local = range(w, n)
+            share = 1 / (1 << sum(q >= w for q in gates[0].ctrl_locs))
+        else:
+            gates = fuse(gates) if fuse else gates
+            spare = [q for q in high if q not in active][:budget - len(active)]
+            local, share = sorted(set(range(w, low)) | set(active) | set(spare)), 1.0
+        steps.append(step(gates, n, w, local, share, active is not None))
+    return [Rewrite(True), *steps, Rewrite(False)]
+
+
+def step(gates, n, w, local, share=1.0, chunked=True):
+    """The step applying ``gates`` to chunks whose high qubits other than ``local`` are
+    fixed."""
+    outer = np.array([run_bit(q, w) for q in range(w, n) if q not in local], dtype=np.int64)
+    chunk = sum(1 << run_bit(q, w) for q in local)
+    rows, offs, mats = [], [], []
+    used = 0  # floats of the matrix so far
+    for inst in gates:
+        hi_t = [q for q in inst.locs if q >= w]
+        hi_c = [(q, v) for q, v in zip(inst.ctrl_locs, inst.ctrl_vals or
+                                       (1,) * len(inst.ctrl_locs)) if q >= w]
+        touched = sum(1 << run_bit(q, w) for q in hi_t + [q for q, _ in hi_c])
+        free = chunk & ~touched
+        ctrl = sum(v << run_bit(q, w) for q, v in hi_c)
+        diagonal = is_diagonal(inst)
+        in_lanes = len(hi_t) < len(inst.locs) or len(hi_c) < len(inst.ctrl_locs)
+        m = np.asarray(inst.matrix, dtype=np.complex128)
+        lane_mask = sum(1 << q for q in inst.locs if q < w)
+        if not in_lanes:
+            kind = DIAGONAL if diagonal else DENSE
+            entries = np.diagonal(m) if diagonal else m.ravel()
+        else:
+            kind = DIAGONAL_LANES if diagonal else LANE
+            entries = lane_matrix(inst, w, diagonal).ravel()
+        k = 1 << len(hi_t)
+        rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
+                     1 << bin(free).count("1"), lane_mask])
+        offs.append(bcomspace(0, [run_bit(q, w) for q in hi_t]))
+        mats.append(entries)
+        used += len(entries)
+    return Step(tuple(gates), outer, np.array(rows, dtype=np.int64).reshape(-1, OP_COLUMNS),
+                _joined(offs),
+                np.concatenate(mats) if mats else np.zeros(0, np.complex128), share, chunked)
+
+
+def _joined(parts):
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def lane_matrix(inst, w, diagonal):
+    """The per-lane entries of a gate that touches lane qubits (below w): for its K =
+    2**h runs (h high targets) and each lane l < R = 2**w, the matrix entries that lane
+    needs, as vectors over the lanes.
+
+    Dense: entries[o, i * P + j, l] = U[row(o, l), col(i, l ^ p_j)], the P = 2**t
+    patterns p_j the subsets of its t lane targets' bits (:func:`simd.lane_patterns`):
+    lane l of output run o is the sum of these times lane l ^ p_j of input run i.
+    Diagonal: entries[c, l] = U[row(c, l), row(c, l)]. A lane whose lane controls are
+    not met gets the identity's entries (1 for o = i and p = 0, else 0)."""
+    lanes = np.arange(1 << w, dtype=np.int64)
+    m = np.asarray(inst.matrix, dtype=np.complex128)
+    vals = inst.ctrl_vals or (1,) * len(inst.ctrl_locs)
+    met = np.ones(len(lanes), dtype=bool)
+    for q, v in zip(inst.ctrl_locs, vals):
+        if q < w:
+            met &= ((lanes >> q) & 1) == v
+    high = [j for j, q in enumerate(inst.locs) if q >= w]
+    low = [j for j, q in enumerate(inst.locs) if q < w]
+
+    def index(c, lane):  # the matrix index of run index c (over high targets) and lanes
+        out = np.zeros_like(lane)
+        for bit, j in enumerate(high):
+            out |= ((c >> bit) & 1) << j
+        for j in low:
+            out |= ((lane >> inst.locs[j]) & 1) << j
+        return out
+
+    k = 1 << len(high)
+    if diagonal:
+        d = np.diagonal(m)
+        return np.array([np.where(met, d[index(c, lanes)], 1) for c in range(k)])
+    pats = simd.lane_patterns(sum(1 << inst.locs[j] for j in low))
+    entries = np.zeros((k, k * len(pats), len(lanes)), dtype=np.complex128)
+    for o in range(k):
+        for i in range(k):
+            for j, p in enumerate(pats):
+                value = m[index(o, lanes), index(i, lanes ^ p)]
+                entries[o, i * len(pats) + j] = np.where(
+                    met, value, 1.0 if (o == i and p == 0) else 0.0)
+    return entries
+
+
+_TEMPLATE = """
+def {NAME}(re, im, outer, ops, offs, m_re, m_im, s_re, s_im):
+    n_workers = s_re.shape[0]
+    n_chunks = 1 << outer.size
+    per = (n_chunks + n_workers - 1) // n_workers
+    for wk in prange(n_workers):
+        sre = s_re[wk]
+        sim = s_im[wk]
+        for ch in range(wk * per, min(n_chunks, (wk + 1) * per)):
+            base = 0
+            for i in range(outer.size):
+                base |= ((ch >> i) & 1) << outer[i]
+            for o in range(ops.shape[0]):
+                kind = ops[o, 0]
+                K = ops[o, 1]
+                m0 = ops[o, 2]
+                oo = ops[o, 3]
+                ctrl = ops[o, 4] | base
+                mask = ops[o, 5]
+                groups = ops[o, 6]
+                lanes = ops[o, 7]
+                if kind == 0 and K == 2:
+                    DENSE2(re, im, offs, oo, mask, ctrl, groups, m_re, m_im, m0)
+                elif kind == 0 and K == 4:
+                    DENSE4(re, im, offs, oo, mask, ctrl, groups, m_re, m_im, m0)
+                elif kind == 0:
+                    r = 0
+                    for g in range(groups):
+                        r0 = r | ctrl
+                        LOAD_RUNS(re, im, offs, oo, r0, K, sre, sim)
+                        for row in range(0, K, ROW_BLOCK):
+                            ROWS(sre, sim, K, m_re, m_im, m0 + row * K, re, im, offs,
+                                 oo + row, r0)
+                        r = ((r | mask) + 1) & ~mask
+                elif kind == 1:
+                    DIAGONAL(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)
+                elif kind == 2:
+                    DIAGONAL_LANES(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)
+{LANES}
+"""
+
+_CONVERT = """
+def {NAME}(flat, blocks, split):
+    for j in prange(blocks):
+        if split:
+            SPLIT(flat, j)
+        else:
+            JOIN(flat, j)
+"""
+
+
+def _lane_dispatch(lanes):
+    """The branch per lane mask: each LANE kernel's shuffles are constants."""
+    lines = []
+    for m in range(lanes):
+        lines.append(f"{'else' if m == lanes - 1 else f'elif lanes == {m}'}:")
+        lines.append(f"    LANE_{m}(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0, "
+                     "sre, sim)")
+    return sources.indent(lines, 4)
+
+
+def _source():
+    out = [sources.HEADER, "from kernels.statevector.fused import simd  "
+           f"# digest {simd.source_digest()}\n"]
+    for r in simd.BLOCK_RUNS:
+        names = {"DENSE2": f"simd.DENSE2[{r}]", "DENSE4": f"simd.DENSE4[{r}]",
+                 "LOAD_RUNS": f"simd.LOAD_RUNS[{r}]", "ROWS": f"simd.ROWS[{r}]",
+                 "DIAGONAL_LANES": f"simd.DIAGONAL_LANES[{r}]",
+                 "DIAGONAL": f"simd.DIAGONAL[{r}]", "SPLIT": f"simd.SPLIT[{r}]",
+                 "JOIN": f"simd.JOIN[{r}]"}
+        names.update({f"LANE_{m}": f"simd.LANE[{r}, {m}]" for m in range(r)})
+        stage, convert = _TEMPLATE.replace("ROW_BLOCK", str(simd.ROW_BLOCK)), _CONVERT
+        stage = stage.replace("{LANES}", _lane_dispatch(r))
+        for name in sorted(names, key=len, reverse=True):  # DIAGONAL_LANES before DIAGONAL
+            alias = f"{name.lower()}_{r}"
+            out.append(f"{alias} = {names[name]}\n")
+            stage = stage.replace(f"{name}(", f"{alias}(")
+            convert = convert.replace(f"{name}(", f"{alias}(")
+        out.append(sources.serial_and_parallel(f"stage_{r}", stage))
+        out.append(sources.serial_and_parallel(f"convert_{r}", convert))
+    return "".join(out)
+
+
+_generated = sources.load_module("fused_split", _source())
+
+
+def loop(kind, lanes, parallel):
+    """The generated loop ``kind`` ("stage": a step's stage loop, "convert": the
+    rewrite between the interleaved and the split layout) for runs of ``lanes``."""
+    return getattr(_generated, f"{kind}_{lanes}_{'parallel' if parallel else 'serial'}")

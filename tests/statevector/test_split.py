@@ -1,0 +1,87 @@
+"""The fused backend's split layout (kernels.statevector.fused.split): every gate
+shape it treats differently (on high qubits only, with targets or controls among the
+lanes of a register, diagonal or dense) against the reference kernel, the per-lane
+matrices against the gate's entries, and where its chunks lie."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernels.statevector import KERNELS, circuits, fused, gates, machine
+from kernels.statevector.circuits import Instruction
+from kernels.statevector.fused import simd, split
+from kernels.statevector.states import random_state
+
+REFERENCE = KERNELS["loop"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), single=st.booleans(), k=st.integers(1, 4),
+       n_ctrl=st.integers(0, 2), diagonal=st.booleans(), gap=st.integers(0, 3))
+def test_each_gate_shape_keeps_the_meaning(seed, single, k, n_ctrl, diagonal, gap):
+    """One gate (dense or diagonal, 1-4 targets, 0-2 controls of either value) on random
+    qubits of 9, so that targets and controls fall among the lanes, among the qubits
+    above them, or both; chunks of 2**(w + gap) amplitudes, so that most of the state
+    lies outside each, and a gate with more high qubits than a chunk holds runs alone."""
+    rng = np.random.default_rng(seed)
+    dtype = np.complex64 if single else np.complex128
+    n = 9
+    qubits = [int(q) for q in rng.permutation(n)[:k + n_ctrl]]
+    if diagonal:
+        matrix = np.diag(np.exp(1j * rng.uniform(-np.pi, np.pi, 1 << k)))
+    else:
+        matrix = gates.random_unitary(k, rng)
+    vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
+    circuit = [Instruction("g", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals)]
+    state = random_state(n, rng).astype(dtype)
+    program = fused.compile(circuit, n, dtype, max_qubits=k, layout="split",
+                            block=fused.run_bits(dtype) + gap)
+    got = program(state.copy())
+    expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
+    np.testing.assert_allclose(got, expected, atol=2e-5 if single else 1e-12)
+
+
+def test_the_lane_matrix_holds_each_lanes_entries():
+    """A one-qubit gate U on lane qubit 0 of a two-lane run: lane 0 is U00 x[0] + U01
+    x[1], lane 1 is U11 x[1] + U10 x[0] (pattern 0 takes a lane's own amplitude, pattern
+    1 its partner's); controlled on lane qubit 1 = 0 in a four-lane run, the lanes with
+    qubit 1 set keep their amplitude."""
+    u = np.array([[1, 2], [3, 4]], dtype=complex)
+    entries = split.lane_matrix(Instruction("u", u, (0,), (), ()), 1, diagonal=False)
+    np.testing.assert_array_equal(entries[0], [[1, 4], [2, 3]])
+    entries = split.lane_matrix(Instruction("u", u, (0,), (1,), (0,)), 2, diagonal=False)
+    np.testing.assert_array_equal(entries[0], [[1, 4, 1, 1], [2, 3, 0, 0]])
+    assert simd.lane_patterns(0b1010) == [0, 2, 8, 10]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_chunks_hold_the_qubits_that_pick_l2s_set(dtype, rng):
+    """Every chunk holds the lane qubits and the ones above them that pick an L2 set:
+    fixing one of those would put a chunk in half of L2's sets."""
+    n = 22
+    w = fused.run_bits(dtype)
+    low = w + split.set_qubits(n, w, np.dtype(dtype).itemsize)
+    # together with the lanes they span one way of L2 (here the state is larger)
+    assert (1 << low) * np.dtype(dtype).itemsize == machine.way_bytes(2)
+    steps = split.plan(circuits.LIBRARY["qv"].make(n, rng), n, fused.block_qubits(dtype),
+                         w, itemsize=np.dtype(dtype).itemsize)
+    assert isinstance(steps[0], split.Rewrite) and isinstance(steps[-1], split.Rewrite)
+    stages = [s for s in steps if isinstance(s, split.Step)]
+    assert len(stages) > 1 and all(s.chunked for s in stages)
+    for s in stages:
+        assert all(bit >= split.run_bit(low, w) for bit in s.outer)
+
+
+def test_a_gate_wider_than_a_chunk_runs_alone_over_what_its_controls_select(rng):
+    """A gate with more qubits above the chunk's fixed ones than a chunk has room for
+    runs alone over the whole state, a pass over the blocks its controls select."""
+    n, dtype = 22, np.complex64
+    w = fused.run_bits(dtype)
+    low = w + split.set_qubits(n, w, 8)
+    many = circuits.gate("X", n - 1, ctrl=tuple(range(low, n - 1)))
+    steps = split.plan([circuits.gate("H", 0), many], n, fused.block_qubits(dtype), w,
+                       itemsize=8)
+    alone = [s for s in steps if isinstance(s, split.Step) and not s.chunked]
+    assert len(alone) == 1 and alone[0].gates == (many,)
+    assert alone[0].share == 2.0 ** -(n - 1 - low) and len(alone[0].outer) == 0
