@@ -135,9 +135,10 @@ def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_swaps_are_relabellings(dtype, rng):
-    """In the staged layout a stage applies no SWAP: the gates after one act on the swapped qubits and the
-    chunk is copied back relabelled, so a circuit of SWAPs alone makes stages with no
-    gates in them, and a SWAP between gates leaves the same state as applying it."""
+    """In the staged layout a stage applies no SWAP: the gates after one act on the
+    swapped qubits and the chunk is copied back relabelled, so a circuit of SWAPs alone
+    makes stages with no gates in them, and a SWAP between gates leaves the same state
+    as applying it."""
     n = 9
     swaps = [Instruction("SWAP", gates.SWAP, (a, b)) for a, b in ((0, 5), (5, 8), (1, 2))]
     program = fused.compile(swaps, n, dtype, max_qubits=2, block=7, layout="staged")
