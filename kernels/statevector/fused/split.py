@@ -113,6 +113,12 @@ def step(gates, n, w, local, share=1.0, chunked=True):
     rows, offs, mats = [], [], []
     used = 0  # floats of the matrix so far
     for inst in gates:
+        # plain ints: the bit arithmetic below (and the lane masks' bit_length) is on
+        # Python ints, whatever integers a caller's locs hold
+        inst = inst._replace(locs=tuple(int(q) for q in inst.locs),
+                             ctrl_locs=tuple(int(q) for q in inst.ctrl_locs),
+                             ctrl_vals=tuple(int(v) for v in (
+                                 () if inst.ctrl_vals is None else inst.ctrl_vals)))
         hi_t = [q for q in inst.locs if q >= w]
         hi_c = [(q, v) for q, v in zip(inst.ctrl_locs, inst.ctrl_vals or
                                        (1,) * len(inst.ctrl_locs)) if q >= w]
