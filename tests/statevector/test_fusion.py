@@ -217,8 +217,7 @@ def test_the_stage_loops_are_packed_simd(dtype):
     n = 10
     program = fused.compile(circuits.LIBRARY["qv"].make(n, np.random.default_rng(1)), n,
                             dtype, max_qubits=2, block=8, layout="staged")
-    _, run, args = next(s for s in program.steps if not callable(s))
-    loop = fused_program._LOOPS[run, False]
+    _, (loop, _), _, args = next(s for s in program.steps if not callable(s))
     # numba does not disassemble code it loaded from its cache: compile the loop afresh
     options = {k: v for k, v in loop.targetoptions.items() if k not in ("cache", "nopython")}
     fresh = njit(**options)(loop.py_func)

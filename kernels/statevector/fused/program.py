@@ -248,12 +248,14 @@ class Program:
         ftype = np.empty(0, dtype).real.dtype
         self.steps = []
         for step in steps:
+            # each step's generated loops (serial, parallel) found once, here
             if isinstance(step, split.Rewrite):
-                self.steps.append(("convert", 1 << w, step.split))
+                self.steps.append(("convert", split.loops("convert", 1 << w), 1 << w,
+                                   ((1 << self.n) >> w, step.split)))
                 continue
             if isinstance(step, split.Step):
                 m = step.matrix
-                self.steps.append(("stage", 1 << w, (
+                self.steps.append(("stage", split.loops("stage", 1 << w), 1 << w, (
                     step.outer, step.ops, step.offs,
                     np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))))
                 continue
@@ -268,7 +270,8 @@ class Program:
             blo, bhi, _, _, btile = step.back  # the lanes and the table split are the same
             args = (step.outer, *step.tables, blo, bhi, btile, step.ops, step.offs,
                     np.ascontiguousarray(m.real, ftype), np.ascontiguousarray(m.imag, ftype))
-            self.steps.append(("staged", 1 << step.w, args))
+            run = 1 << step.w
+            self.steps.append(("staged", (_LOOPS[run, False], _LOOPS[run, True]), run, args))
         self.stages = [s for s in steps if s.chunked]
         self.info = {
             "max_qubits": self.max_qubits, "chosen": max_qubits is None,
@@ -310,14 +313,14 @@ class Program:
             if callable(step):
                 step(state)
                 continue
-            how, run, args = step
+            how, loops, run, args = step
+            loop = loops[parallel]
             if how == "staged":
-                _LOOPS[run, bool(parallel)](state, *args, *buffers)
+                loop(state, *args, *buffers)
             elif how == "convert":
-                split.loop("convert", run, parallel)(flat, len(flat) // (2 * run), args)
+                loop(flat, *args)
             else:  # the floats from R on: every run's imaginary parts (split's doc)
-                split.loop("stage", run, parallel)(flat, flat[run:], *args,
-                                                       *buffers[2:])
+                loop(flat, flat[run:], *args, *buffers[2:])
         return state
 
 

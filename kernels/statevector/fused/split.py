@@ -279,7 +279,8 @@ def _source():
 _generated = sources.load_module("fused_split", _source())
 
 
-def loop(kind, lanes, parallel):
-    """The generated loop ``kind`` ("stage": a step's stage loop, "convert": the
-    rewrite between the interleaved and the split layout) for runs of ``lanes``."""
-    return getattr(_generated, f"{kind}_{lanes}_{'parallel' if parallel else 'serial'}")
+def loops(kind, lanes):
+    """(serial, parallel): the generated loops ``kind`` ("stage": a step's stage loop,
+    "convert": the rewrite between the interleaved and the split layout) for runs of
+    ``lanes``."""
+    return tuple(getattr(_generated, f"{kind}_{lanes}_{how}") for how in ("serial", "parallel"))
