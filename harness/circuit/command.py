@@ -445,6 +445,12 @@ def table(report):
     return "\n".join(lines)
 
 
+def _rewrites(info):
+    """The clause on a program's rewrites of the state (the split layout), or none."""
+    n = info.get("rewrites", 0)
+    return f", {n} rewrites of the layout" if n else ""
+
+
 def _roofline_lines(report):
     """A line per run whose roofline is known (what its program did, how near its
     roofline it ran), then where the limits came from."""
@@ -457,7 +463,8 @@ def _roofline_lines(report):
                 f"{f['max_qubits']} qubits{', chosen' if f.get('chosen') else ''}), "
                 f"{f['passes']} "
                 f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
-                f"amplitudes, {f['isa']}), {f['work']['multiply_adds']:.3g} complex "
+                f"amplitudes{_rewrites(f)}, {f.get('layout', '?')} layout, {f['isa']}), "
+                f"{f['work']['multiply_adds']:.3g} complex "
                 f"multiply-adds per amplitude: {100 * r['roofline']:.0f}% of its roofline "
                 f"({format_seconds(f['roofline_seconds'])}, bound by {f['bound']}); "
                 f"{f['effective_gbs']:.1f} GB/s, {100 * f['effective_gbs'] / f['level_gbs']:.0f}% "
