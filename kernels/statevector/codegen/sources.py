@@ -71,6 +71,28 @@ def serial_and_parallel(name, body):
     return "".join(out)
 
 
+#: The chunks of a cache-blocked stage loop (the fused backend's, both layouts) shared
+#: among the workers: each worker takes a contiguous share of the chunk indices and, for
+#: each, ``base``, the chunk's fixed bits (chunk-index bit i deposited at bit outer[i]).
+#: ``{PER_WORKER}`` stands for the lines that take the worker's own buffers.
+WORKER_CHUNKS = """\
+    n_chunks = 1 << outer.size
+    per = (n_chunks + n_workers - 1) // n_workers
+    for wk in prange(n_workers):
+{PER_WORKER}
+        for ch in range(wk * per, min(n_chunks, (wk + 1) * per)):
+            base = 0
+            for i in range(outer.size):
+                base |= ((ch >> i) & 1) << outer[i]
+"""
+
+
+def worker_chunks(*buffers):
+    """:data:`WORKER_CHUNKS` with each worker's row of ``buffers`` ((name, array) pairs)."""
+    return WORKER_CHUNKS.replace("{PER_WORKER}", "\n".join(
+        f"        {name} = {array}[wk]" for name, array in buffers))
+
+
 def indent(lines, level):
     return textwrap.indent("\n".join(lines), "    " * level)
 

@@ -85,19 +85,10 @@ def {NAME}(st, outer, rlo, rhi, spec, hshift, T, blo, bhi, bT, ops, offs, m_re, 
            buf_re, buf_im, s_re, s_im):
     R = {R}
     n_workers = buf_re.shape[0]
-    n_chunks = 1 << outer.size
     nruns = rlo.size * rhi.size
     lmask = rlo.size - 1
-    per = (n_chunks + n_workers - 1) // n_workers
-    for wk in prange(n_workers):
-        bre = buf_re[wk]
-        bim = buf_im[wk]
-        sre = s_re[wk]
-        sim = s_im[wk]
-        for ch in range(wk * per, min(n_chunks, (wk + 1) * per)):
-            base = 0
-            for i in range(outer.size):
-                base |= ((ch >> i) & 1) << outer[i]
+""" + sources.worker_chunks(("bre", "buf_re"), ("bim", "buf_im"), ("sre", "s_re"),
+                            ("sim", "s_im")) + """\
 {GATHER}
             for o in range(ops.shape[0]):
                 kind = ops[o, 0]

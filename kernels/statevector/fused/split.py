@@ -196,15 +196,7 @@ def lane_matrix(inst, w, diagonal):
 _TEMPLATE = """
 def {NAME}(re, im, outer, ops, offs, m_re, m_im, s_re, s_im):
     n_workers = s_re.shape[0]
-    n_chunks = 1 << outer.size
-    per = (n_chunks + n_workers - 1) // n_workers
-    for wk in prange(n_workers):
-        sre = s_re[wk]
-        sim = s_im[wk]
-        for ch in range(wk * per, min(n_chunks, (wk + 1) * per)):
-            base = 0
-            for i in range(outer.size):
-                base |= ((ch >> i) & 1) << outer[i]
+""" + sources.worker_chunks(("sre", "s_re"), ("sim", "s_im")) + """\
             for o in range(ops.shape[0]):
                 kind = ops[o, 0]
                 K = ops[o, 1]
