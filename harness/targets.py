@@ -7,6 +7,7 @@ names the backends it compares (the sources are the issues that set them).
 from pathlib import Path
 from typing import NamedTuple
 
+from adapters.simulators import lightning_sim
 from harness.markdown import between
 
 
@@ -53,7 +54,8 @@ EVAL_PEERS = (("gradient", ("reverse", "source"), "torch"),
 #: 4.2x, the adjoint method's 3-4x in theory); adjoint / lightning's adjoint at most 1.
 VARIATIONAL_METHOD = "adjoint"
 VARIATIONAL_RATIO, VARIATIONAL_RATIO_FROM = 4.0, 12
-VARIATIONAL_PEER, VARIATIONAL_PEER_QUBITS = "lightning", (14, 20)
+# the peer by its adapter's declared name (its adjoint is the declared "gradients" setting)
+VARIATIONAL_PEER, VARIATIONAL_PEER_QUBITS = lightning_sim.NAME, (14, 20)
 
 
 #: The README's lines between which :func:`markdown` renders every target.

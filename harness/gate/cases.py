@@ -177,9 +177,9 @@ def _prepared(kernel, n, instructions):
 
 def _device(kernel):
     """(to_device, to_host, sync) for the kernel's arrays."""
-    if kernel != "cuda":
-        return (lambda v: v.copy()), (lambda s: s), (lambda: None)
     from kernels.statevector import cuda
+    if kernel != cuda.BACKEND.name:
+        return (lambda v: v.copy()), (lambda s: s), (lambda: None)
     ok, reason = cuda.available()
     if not ok:
         raise NotImplementedError(f"cuda: {reason}")
