@@ -31,6 +31,7 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
+from ..bits import bcomspace
 from ..codegen import simd
 from ..codegen.simd import Loop, add, float_width, sub
 from ..machine import isa
@@ -412,9 +413,7 @@ def lane_patterns(mask):
     """The lane patterns (xor masks) of a gate whose targets inside the run are the bits
     of ``mask``: every subset of them, bit j of the pattern's index picking the j-th
     lowest bit."""
-    bits = [b for b in range(mask.bit_length()) if mask >> b & 1]
-    return [sum(1 << b for j, b in enumerate(bits) if i >> j & 1)
-            for i in range(1 << len(bits))]
+    return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
 
 
 def _lane_gate(lanes, mask):
