@@ -97,7 +97,8 @@ def _tier1_rows(judged, measured, numba, stored, acceptances, sides, workdir):
         if verdict == "slower":
             _judge_slower(row, acceptances, blocking=True)
             per_call = {side: {k: v / measured[side][cid]["calls"] for k, v in
-                               counts.functions(measured[side][cid]["dump"], numba[side]).items()}
+                               counts.functions(measured[side][cid]["dump"],
+                                                numba[side].get(cid)).items()}
                         for side in ("base", "head")}
             row["functions"] = counts.diff(per_call["base"], per_call["head"])
         rows.append(row)

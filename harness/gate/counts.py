@@ -1,10 +1,11 @@
 """Tier 1: instructions per call of each case, counted by callgrind.
 
-One callgrind process per revision runs every case: all are built and warmed up first
-(JIT code loaded, Python's specialising interpreter settled), then each is measured in a
-forked child that collects only its measured calls (client requests, ``vgctl.c``) and
-dumps them under the case id. Address-space randomisation is off, the hash seed fixed,
-one thread, so a count repeats to the instruction on the same revision.
+One callgrind process per revision runs every case, each in a forked child of its own
+that builds and warms it up (JIT code loaded, Python's specialising interpreter settled),
+then collects only its measured calls (client requests, ``vgctl.c``) and dumps them
+under the case id: no case's count depends on another's code. Address-space
+randomisation is off, the hash seed fixed, one thread, so a count repeats to the
+instruction on the same revision.
 """
 
 import hashlib
@@ -65,8 +66,9 @@ def _no_aslr():
 
 
 def count(side, ids, workdir, lib):
-    """{case id: {"per_call", "total", "calls", "dump"}} of ``side``, and the numba
-    {address: name} table; GateError if the run fails or a case has no dump."""
+    """{case id: {"per_call", "total", "calls", "dump"}} of ``side``, and {case id: the
+    numba {address: name} table of its process}; GateError if the run fails or a case
+    has no dump."""
     exe, _ = valgrind()
     workdir = Path(workdir)
     if workdir.exists():

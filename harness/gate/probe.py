@@ -15,9 +15,10 @@ Modes (each writes JSON to FILE):
 
 * ``build``: every case built, warmed up (numba compiles into the tree's cache) and
   checked against the reference; its status (ok, missing, failed) and fingerprint;
-* ``count``: under callgrind: each case warmed up, then only its ``calls`` measured calls
-  collected (client requests through LIB) and dumped under the case id; also the
-  addresses of the numba functions, to name JIT code in callgrind's output;
+* ``count``: under callgrind: each case built and warmed up alone in a forked child, then
+  only its ``calls`` measured calls collected (client requests through LIB) and dumped
+  under the case id; also, per case, the addresses of the numba functions, to name JIT
+  code in callgrind's output;
 * ``time``: the minimum wall time of one call of each case;
 * ``opcodes``: Python bytecodes executed per function during the measured calls, the
   deterministic Python-level profile of a regression.
@@ -36,6 +37,10 @@ from pathlib import Path
 
 PACKAGES = ("kernels", "adapters", "harness")
 HERE = Path(__file__).resolve().parent
+#: Third-party modules the cases use, imported once before any case: a case's child would
+#: otherwise import them again under callgrind (seconds each). They are this environment's,
+#: the same for both revisions, so they tie no case's count to another's code.
+PRELOAD = ("numba", "scipy.special")
 
 
 def _is_checkout(path):
@@ -158,9 +163,7 @@ def numba_functions():
 
 def in_child(fn, *args):
     """``fn(*args)`` in a forked copy of this process; its JSON-able result, or raises
-    RuntimeError with the child's error. Every case starts from the same state (after the
-    imports), so its count does not depend on which cases ran before it; and a child that
-    dies takes nothing else with it."""
+    RuntimeError with the child's error. A child that dies takes nothing else with it."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
@@ -184,27 +187,37 @@ def in_child(fn, *args):
     return payload["ok"]
 
 
-def _warm(cases, ids, warmup):
-    """{id: (case, workload)}, every workload built and run twice (JIT code loaded, caches
-    filled) before any is measured: each measurement then starts from the same process
-    state, whichever cases run and in whatever order."""
-    works = {}
-    for cid in ids:
+def _alone(cases, cid, warmup, measure, *args):
+    """``measure(*args, run, calls)`` of one case, in a forked child that imports, builds
+    and warms up that case alone: the process it is measured in holds nothing of any
+    other case. Warming every case in one parent and forking each measurement from it
+    made a count depend on the other cases' code through the allocator: glibc's free
+    lists at the fork were the sum of every warm-up, so a change to the fused kernels
+    moved tr(A @ B)'s count by 1-2%, all of it in ``_int_malloc``."""
+    def one():
         case, work = _workload(cases, cid)
-        for _ in range(warmup):
+        for _ in range(warmup):  # JIT code loaded, caches filled, bytecode specialised
             work.run()
-        works[cid] = case, work
-    return works
+        return measure(*args, work.run, case.calls)
+    return in_child(one)
 
 
 def mode_count(cases, ids, opts):
     grind = _Callgrind(opts.lib)
-    works = _warm(cases, ids, opts.warmup)
-    out = {}
-    for cid, (case, work) in works.items():
-        in_child(grind.measure, cid, work.run, case.calls)
-        out[cid] = {"calls": case.calls}
-    return {"cases": out, "numba": numba_functions()}
+    tables = Path(opts.out).with_suffix(".numba")
+    tables.mkdir(exist_ok=True)
+
+    def measure(cid, table, run, calls):
+        grind.measure(cid, run, calls)
+        # the child's JIT code (it compiled or loaded this case's), to a file: read in
+        # the parent after every case, so no case's table is in the heap the next forks
+        table.write_text(json.dumps(numba_functions()))
+
+    for i, cid in enumerate(ids):
+        _alone(cases, cid, opts.warmup, measure, cid, tables / f"{i}.json")
+    return {"cases": {cid: {"calls": cases.CASES[cid].calls} for cid in ids},
+            "numba": {cid: json.loads((tables / f"{i}.json").read_text())
+                      for i, cid in enumerate(ids)}}
 
 
 def mode_time(cases, ids, opts):
@@ -234,9 +247,7 @@ def _code_key(code, root):
 
 def mode_opcodes(cases, ids, opts):
     root = Path(opts.root).resolve()
-    works = _warm(cases, ids, opts.warmup)
-    return {"cases": {cid: in_child(_opcodes, root, work.run, case.calls)
-                      for cid, (case, work) in works.items()}}
+    return {"cases": {cid: _alone(cases, cid, opts.warmup, _opcodes, root) for cid in ids}}
 
 
 def _opcodes(root, fn, calls):
@@ -280,6 +291,8 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     root = Path(opts.root).resolve()
     isolate(root)
+    for name in PRELOAD:
+        importlib.import_module(name)
     cases = load("_qsim_gate_cases", HERE / "cases.py")
     unknown = [c for c in opts.case if c not in cases.CASES]
     if unknown:

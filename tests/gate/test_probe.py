@@ -1,16 +1,20 @@
 """The probe measures the revision it is pointed at: with the project installed in
 editable mode, setuptools' finder resolves ``kernels`` to the installed checkout whatever
 PYTHONPATH says; the probe removes that finder, and the gate refuses any run in which a
-project module came from outside the revision's tree."""
+project module came from outside the revision's tree. And a case's count is its own:
+no other case in the run moves it."""
 
 import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
-from harness.gate import trees
+import pytest
+
+from harness.gate import counts, trees
 from harness.gate.command import ROOT
 from harness.gate.runner import PROBE, environment, run_probe
+from tests.gate.conftest import needs_valgrind
 from tests.gate.gitrepo import commit, git
 
 MARKER = "\nGATE_TEST_MARKER = 'the measured tree'\n"
@@ -80,3 +84,31 @@ def test_provenance_names_modules_from_elsewhere(tmp_path):
 
     report = _probe_module().provenance(tmp_path)
     assert report["stray"]["kernels"] == kernels.__file__
+
+
+#: Appended to the fused package: its import leaves the heap different (a change to code
+#: that the AD cases never run).
+CHURN = """
+
+_GATE_TEST_CHURN = [bytearray(size) for size in range(100, 40_000, 37)][::3]
+"""
+
+
+@needs_valgrind
+@pytest.mark.slow  # two callgrind processes
+def test_a_count_does_not_move_with_another_cases_code(clone, tmp_path):
+    # Each case is built, warmed up and counted in a child of its own, so the allocator's
+    # free lists it is counted with hold nothing of another case. When every case was
+    # warmed in one parent, tr(A @ B)'s count moved by 1-2% (in _int_malloc) with a
+    # change to the fused kernels' code.
+    ids = ["fused/QCBM/k2/n12", "ad/trmul/reverse/n10"]
+    before, _ = counts.count_checkout(clone, ids, tmp_path / "gate")
+    fused = clone / "kernels" / "statevector" / "fused" / "__init__.py"
+    text = fused.read_text()
+    fused.write_text(text + CHURN)
+    try:
+        after, _ = counts.count_checkout(clone, ids, tmp_path / "gate")
+    finally:
+        fused.write_text(text)
+    assert before[ids[1]] > 0
+    assert after[ids[1]] == before[ids[1]]
