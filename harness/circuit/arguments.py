@@ -12,8 +12,8 @@ CACHE_REGIMES = ("warm", "cold")
 def circuit_arguments(p):
     """The arguments of ``python -m harness circuit`` on the parser ``p``."""
     p.add_argument("circuit", metavar="SOURCE", help="path to an .qasm file (OpenQASM 2 or "
-                   "3), mqt:NAME or lib:NAME")
-    p.add_argument("--qubits", type=int, help="circuit size for mqt: and lib:")
+                   "3), mqt:NAME, lib:NAME or qiskit:NAME")
+    p.add_argument("--qubits", type=int, help="circuit size for mqt:, lib: and qiskit:")
     p.add_argument("--backends", help="comma-separated backend names (default: every one "
                    "but the references, which validate the others)")
     p.add_argument("--precision", default="complex128")

@@ -7,6 +7,8 @@
 - ``mqt:NAME`` (or ``mqt:NAME:LEVEL``, LEVEL ``alg`` by default or ``indep``): MQT
   Bench's generator for NAME at ``qubits``, built in code (no network);
 - ``lib:NAME``: :data:`kernels.statevector.circuits.LIBRARY` at ``qubits``, seeded;
+- ``qiskit:NAME``: a family qiskit writes (:mod:`harness.circuit.families`: Trotter steps
+  of spin chains, brickwork random circuits) at ``qubits``;
 - a qiskit ``QuantumCircuit`` object, through :func:`from_circuit`.
 
 Every failure is a :class:`SourceError` (a ValueError) whose message names the problem
@@ -22,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from harness.circuit import convert, locate
+from harness.circuit import convert, families, locate
 from kernels.statevector.circuits import LIBRARY
 
 #: The seed of ``lib:`` circuits and of MQT Bench generators that take one.
@@ -43,12 +45,15 @@ class Circuit(NamedTuple):
 
 
 def load(source, qubits=None):
-    """The :class:`Circuit` named by ``source`` (a path or ``mqt:``/``lib:`` name)."""
+    """The :class:`Circuit` named by ``source`` (a path or an ``mqt:``, ``lib:`` or
+    ``qiskit:`` name)."""
     source = str(source)
     if source.startswith("lib:"):
         return _library(source[4:], qubits)
     if source.startswith("mqt:"):
         return _mqt(source[4:], qubits)
+    if source.startswith("qiskit:"):
+        return _family(source[7:], qubits)
     return _qasm_file(Path(source), qubits)
 
 
@@ -94,6 +99,21 @@ def _library(name, qubits):
     except ValueError as exc:
         raise SourceError(f"lib:{name} at {n} qubits: {exc}") from None
     return Circuit(f"lib:{name}", n, list(instructions), [])
+
+
+def _family(name, qubits):
+    if name not in families.FAMILIES:
+        raise SourceError(f"qiskit:{name} is not a family qiskit writes here; known: "
+                          + ", ".join(f"qiskit:{k}" for k in families.FAMILIES))
+    n = _need_qubits(f"qiskit:{name}", qubits)
+    try:
+        qc = families.build(name, n)
+    except ImportError as exc:
+        raise SourceError(f"qiskit:{name} needs qiskit (make setup installs it, the "
+                          f"'circuits' extra): {exc}") from None
+    except ValueError as exc:
+        raise SourceError(f"qiskit:{name} at {n} qubits: {exc}") from None
+    return from_circuit(qc, f"qiskit:{name}")
 
 
 def _mqt(spec, qubits):
@@ -211,9 +231,9 @@ def _place(message):
 
 
 def expand(specs):
-    """The circuit names of ``specs`` (a profile's ``circuits``) with ``lib:*`` and
-    ``mqt:*`` patterns expanded into the library's names and MQT Bench's (which needs
-    mqt.bench: without it, none), each once, in order."""
+    """The circuit names of ``specs`` (a profile's ``circuits``) with ``lib:*``,
+    ``qiskit:*`` and ``mqt:*`` patterns expanded into the library's names, the families'
+    and MQT Bench's (which needs mqt.bench: without it, none), each once, in order."""
     out = []
     for spec in specs:
         if "*" not in spec:
@@ -228,6 +248,8 @@ def expand(specs):
 def _names(prefix):
     if prefix == "lib":
         return list(LIBRARY)
+    if prefix == "qiskit":
+        return list(families.FAMILIES)
     try:
         from mqt.bench.benchmarks import get_available_benchmark_names
     except ImportError:

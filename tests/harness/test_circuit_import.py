@@ -2,12 +2,15 @@
 the state qiskit's own ``Statevector`` gives (global phase included), named gates kept,
 and every instruction that is not unitary refused with its line."""
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from harness.circuit import convert, sources
+from harness.circuit import convert, families, sources
 from kernels.statevector import circuits, gates, naive, subspace
 
 qiskit = pytest.importorskip("qiskit")
@@ -218,6 +221,37 @@ def test_library_sources():
         sources.load("lib:ghz")
     with pytest.raises(sources.SourceError, match="lib:simon at 5 qubits"):
         sources.load("lib:simon", 5)
+
+
+@pytest.mark.parametrize("name", sorted(families.FAMILIES))
+def test_qiskit_families_equal_qiskits_untranspiled_circuit(name):
+    # what runs is qiskit's transpilation, the same whatever Python's hash seed
+    circuit = sources.load(f"qiskit:{name}", 5)
+    assert circuit.label == f"qiskit:{name}" and circuit.n == 5
+    assert_same_as_qiskit(circuit, families.build(name, 5))
+    assert {inst.name for inst in circuit.instructions} <= {"dense", "H", "Rx", "Ry", "Rz", "X"}
+    digests = {subprocess.run(
+        [sys.executable, "-c", "from harness.circuit import sources; print(sources.digest("
+         f"sources.load('qiskit:{name}', 5).instructions))"], capture_output=True, text=True,
+        check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in "12"}
+    assert digests == {sources.digest(circuit.instructions) + "\n"}
+    if name == "brickwork":  # UnitaryGates: exact, and so is qiskit's synthesis of them
+        assert_same_as_qiskit(circuit, families.FAMILIES[name].build(5))
+    else:  # a Lie-Trotter product: near the exact evolution qiskit simulates the gate by
+        exact = qiskit_state(families.FAMILIES[name].build(5))
+        overlap = abs(np.vdot(exact, final_state(circuit.instructions, 5)))
+        assert 0.99 < overlap < 1 - 1e-6
+
+
+def test_qiskit_family_errors_are_clear():
+    with pytest.raises(sources.SourceError, match="qiskit:nope is not a family .* "
+                                                  "qiskit:heisenberg"):
+        sources.load("qiskit:nope", 4)
+    with pytest.raises(sources.SourceError, match="needs --qubits"):
+        sources.load("qiskit:tfim")
+    with pytest.raises(sources.SourceError, match="qiskit:brickwork at 1 qubits: .*at least 2"):
+        sources.load("qiskit:brickwork", 1)
+    assert sources.expand(["qiskit:*"]) == [f"qiskit:{k}" for k in families.FAMILIES]
 
 
 pytest.importorskip("mqt.bench")
