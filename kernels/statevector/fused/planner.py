@@ -23,7 +23,11 @@ CANDIDATES = (2, 3, 4, 5)
 
 #: Seconds per amplitude of one gate in a fused stage (key 0: a diagonal gate, k: a dense
 #: k-qubit one), measured by ``python -m harness tune`` on the project machine (2-core
-#: Intel Xeon, AVX-512, 2 MiB L2 per core, one thread, 2026-11-28).
+#: Intel Xeon, AVX-512, 2 MiB L2 per core, one thread, 2026-11-28), in the staged layout.
+#: Measured again in the split layout (one and two qubits 20-35% cheaper, three 40%),
+#: they fused the random circuit at 20 qubits in complex128 into 154 gates instead of
+#: 128, 1.14x slower: a stage's gate price misses what a lane gate costs over a gate on
+#: high qubits (up to 2.4x), so these stay until the model prices lane gates.
 DEFAULT_GATE_SECONDS = {
     "complex128": {0: 0.75e-9, 1: 0.77e-9, 2: 0.63e-9, 3: 2.20e-9, 4: 2.40e-9, 5: 3.83e-9,
                    6: 9.2e-9},
