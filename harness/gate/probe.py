@@ -43,6 +43,16 @@ HERE = Path(__file__).resolve().parent
 PRELOAD = ("numba", "scipy.special")
 
 
+def preload():
+    """Import :data:`PRELOAD` and start numba's JIT (its LLVM target and code generator)
+    on a function of the probe's own, so that no case's child starts it again: under
+    callgrind that took a tier-1 run of 57 cases from 426 s to 337 s."""
+    for name in PRELOAD:
+        importlib.import_module(name)
+    import numba
+    numba.njit(lambda x: x + 1)(1)
+
+
 def _is_checkout(path):
     p = Path(path or ".")
     return (p / "kernels" / "__init__.py").is_file() and (p / "harness").is_dir()
@@ -291,8 +301,7 @@ def main(argv=None):
     opts = parser.parse_args(argv)
     root = Path(opts.root).resolve()
     isolate(root)
-    for name in PRELOAD:
-        importlib.import_module(name)
+    preload()
     cases = load("_qsim_gate_cases", HERE / "cases.py")
     unknown = [c for c in opts.case if c not in cases.CASES]
     if unknown:
