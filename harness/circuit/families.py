@@ -1,6 +1,6 @@
 """Circuit families that qiskit writes: ``qiskit:NAME`` of ``python -m harness circuit``.
 
-The library's circuits (``lib:``) and MQT Bench's (``mqt:``) are the ones the fused
+The library's circuits (``lib:``) and MQT Bench's (``mqt:``) are the ones our fusion
 planner and the kernels were looked at on; these are for the other kind, circuits nobody
 here chose the gates of. Each is built with qiskit's own circuit library and synthesis
 (``PauliEvolutionGate`` with a Lie-Trotter product, ``UnitaryGate`` of a Haar-random

@@ -202,7 +202,7 @@ def _alone(cases, cid, warmup, measure, *args):
     and warms up that case alone: the process it is measured in holds nothing of any
     other case. Warming every case in one parent and forking each measurement from it
     made a count depend on the other cases' code through the allocator: glibc's free
-    lists at the fork were the sum of every warm-up, so a change to the fused kernels
+    lists at the fork were the sum of every warm-up, so a change to one backend's kernels
     moved tr(A @ B)'s count by 1-2%, all of it in ``_int_malloc``."""
     def one():
         case, work = _workload(cases, cid)
