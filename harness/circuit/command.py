@@ -336,7 +336,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     for name, times in samples.items():
         rows[name].update(seconds=min(times), interval=list(ranking.interval(times)),
                           samples=len(times))
-    limits = _roofline(rows, circuit.n, precision)
+    limits = _roofline(rows, circuit.n, precision, n_threads)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
@@ -349,23 +349,24 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         "notes": circuit.notes, "backends": rows,
     }
     if limits:
-        report["limits"] = limits
+        report["limits"] = dict(limits, threads=n_threads)
     return report, expected
 
 
-def _roofline(rows, n, precision):
+def _roofline(rows, n, precision, n_threads):
     """Add to each timed row whose program states its work (the fused backend) its
-    roofline (kernels.statevector.roofline): the least time this machine could run that
-    work in, over the time measured; and its effective bandwidth beside the in-place
-    yardstick of the memory level the state sits in. The limits come from this
-    machine's tuning, or are measured now, in this process."""
+    roofline (kernels.statevector.roofline): the least time this machine's ``n_threads``
+    cores could run that work in, over the time measured; and its effective bandwidth
+    beside the in-place yardstick of the memory level the state sits in. The limits come
+    from this machine's tuning, or are measured now, in this process
+    (harness.tune.limits)."""
     timed = [r for r in rows.values()
              if "work" in (r.get("program") or {}) and r["seconds"] is not None]
     if not timed:
         return None
     nbytes = precision.itemsize << n
     level = levels.level_of(nbytes)
-    found, origin = tune_limits.limits([precision.name], sorted({level, "L2"}))
+    found, origin = tune_limits.limits([precision.name], sorted({level, "L2"}), n_threads)
     for row in timed:
         info = row["program"]
         work = roofline.Work(**info["work"])
@@ -471,8 +472,9 @@ def _roofline_lines(report):
                 f"of the {f['level']} in-place yardstick ({f['level_gbs']:.1f} GB/s)")
     if "limits" in report:
         lim = report["limits"]
+        cores = (f"{lim['threads']} cores" if lim.get("threads", 1) > 1 else "one core")
         lines.append(f"roofline limits ({lim['origin']}): {lim['fmas_per_second'] / 1e9:.1f} "
-                     "G FMA/s on one core, in-place " + ", ".join(
+                     f"G FMA/s on {cores}, in-place " + ", ".join(
                          f"{lv} {gbs:.1f}" for lv, gbs in lim["gbs"].items()) + " GB/s")
     return lines
 

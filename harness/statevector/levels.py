@@ -7,6 +7,9 @@ on a machine with a 32 MiB L3 is read from L3, and judging it against a DRAM upd
 put it above 100%.
 """
 
+from functools import partial
+
+import numba
 import numpy as np
 
 from harness.timing import best_seconds
@@ -26,12 +29,13 @@ def capacities():
     return {"L2": sizes[2], "L3": sizes.get(3, sizes[2])}
 
 
-def yardstick_bytes(level):
-    """The buffer an in-place update of ``level`` runs on: half of L2, half of L3 (so it
-    stays there next to the rest of the process), DRAM at least 4x the L3."""
+def yardstick_bytes(level, threads=1):
+    """The buffer an in-place update of ``level`` runs on: half of L2 for each thread
+    (every core has its own), half of L3 (so it stays there next to the rest of the
+    process), DRAM at least 4x the L3."""
     caps = capacities()
     if level == "L2":
-        return caps["L2"] // 2
+        return threads * (caps["L2"] // 2)
     if level == "L3":
         return max(caps["L3"] // 2, caps["L2"] * 2)
     if level == "DRAM":
@@ -39,14 +43,45 @@ def yardstick_bytes(level):
     raise ValueError(f"unknown memory level {level!r}; known: {LEVELS}")
 
 
-def inplace_gbs(level, max_seconds=0.5):
+def inplace_gbs(level, max_seconds=0.5, threads=1):
     """GB/s (bytes read + bytes written) of ``np.multiply(a, 1.0, out=a)`` on a complex128
     buffer of the level's yardstick size: a gate's access pattern without its arithmetic.
-    The fastest of repeated passes, after one that brings the buffer in."""
-    a = np.ones(yardstick_bytes(level) // 16, dtype=np.complex128)
+    The fastest of repeated passes, after one that brings the buffer in.
+
+    With ``threads`` > 1, the sum over that many of numba's threads, each updating its
+    own contiguous part of the buffer (:func:`_update_parts`)."""
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise ValueError(f"inplace_gbs: threads must be between 1 and "
+                         f"{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    a = np.ones(yardstick_bytes(level, threads) // 16, dtype=np.complex128)
     np.multiply(a, 1.0, out=a)
-    return update_gbs(a, lambda fn: best_seconds(fn, repeat=7, max_seconds=max_seconds,
-                                                 min_sample=0.002))
+    best = partial(best_seconds, repeat=7, max_seconds=max_seconds, min_sample=0.002)
+    if threads == 1:
+        return update_gbs(a, best)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        floats = a.view(np.float64)
+        # enough passes a call that the threads' start is not what is timed
+        passes = max(1, (16 << 20) // a.nbytes)
+        one = np.float64(1.0)  # an argument: the compiler cannot fold x * 1.0 away
+        _update_parts(floats, threads, passes, one)
+        return passes * 2 * a.nbytes / best(
+            lambda: _update_parts(floats, threads, passes, one)) / 1e9
+    finally:
+        numba.set_num_threads(previous)
+
+
+@numba.njit(parallel=True)
+def _update_parts(floats, parts, passes, factor):
+    # one part a thread, the same one every call (numba's static schedule), so that a
+    # part that fits a core's own L2 stays in it between calls
+    size = floats.size // parts
+    for p in numba.prange(parts):
+        part = floats[p * size:floats.size if p == parts - 1 else (p + 1) * size]
+        for _ in range(passes):
+            for i in range(part.size):
+                part[i] *= factor
 
 
 def update_gbs(a, best):

@@ -34,8 +34,9 @@ class Work(NamedTuple):
 
 
 class Limits(NamedTuple):
-    """This machine's roofs: ``fmas`` {precision name: real FMAs per second on one core}
-    and ``gbs`` {level: in-place GB/s (bytes read + bytes written) on one core}."""
+    """This machine's roofs for the cores a run uses: ``fmas`` {precision name: real FMAs
+    per second} and ``gbs`` {level: in-place GB/s (bytes read + bytes written)}, the sum
+    over the run's threads (one core each; harness.tune.limits)."""
 
     fmas: dict
     gbs: dict

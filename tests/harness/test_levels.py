@@ -1,5 +1,7 @@
 """Memory levels from the cache sizes the OS reports, and their in-place yardsticks."""
 
+import numba
+import numpy as np
 import pytest
 
 from harness.statevector import levels
@@ -22,3 +24,16 @@ def test_a_yardstick_is_measured():
     gbs = levels.inplace_gbs("L2", max_seconds=0.05)
     assert 0.1 < gbs < 10_000  # GB/s: a measurement, not a constant
     assert levels.effective_gbs(2, 1e9, 1.0) == 4.0
+
+
+def test_a_yardstick_on_several_threads_updates_every_part_once_a_pass():
+    floats = np.arange(1.0, 12.0)  # 11 floats in 3 parts: the last one takes the rest
+    levels._update_parts(floats, 3, 2, 2.0)
+    np.testing.assert_array_equal(floats, 4 * np.arange(1.0, 12.0))
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    # each thread its own half L2: the buffer grows with the threads, it is not shared
+    assert levels.yardstick_bytes("L2", threads) == threads * levels.yardstick_bytes("L2")
+    assert levels.yardstick_bytes("L3", threads) == levels.yardstick_bytes("L3")
+    assert 0.1 < levels.inplace_gbs("L2", max_seconds=0.05, threads=threads) < 10_000
+    with pytest.raises(ValueError, match="threads must be between"):
+        levels.inplace_gbs("L2", threads=numba.config.NUMBA_NUM_THREADS + 1)

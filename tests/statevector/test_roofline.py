@@ -2,6 +2,7 @@
 count written out entry by entry), what a fused plan must do, the bound it is held to,
 and the FMA peak's microbenchmark."""
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -118,3 +119,19 @@ def test_the_fma_peak_is_measured(dtype):
 def test_the_fma_peak_refuses_other_types():
     with pytest.raises(ValueError, match="float32 or float64"):
         peak.fma_rate(np.int64)
+    with pytest.raises(ValueError, match="threads must be between 1 and"):
+        peak.fma_rate(np.float64, threads=numba.config.NUMBA_NUM_THREADS + 1)
+
+
+def test_the_fma_peak_of_several_threads_runs_every_threads_chains():
+    accs = np.ones((3, peak.CHAINS * peak.lanes(np.float64)))
+    peak._run_each(accs, 10)
+    # each chain: x -> 0.999 x + 1e-3, ten times, from 1
+    expected = 1.0
+    for _ in range(10):
+        expected = 0.999 * expected + 1e-3
+    np.testing.assert_allclose(accs, expected, rtol=1e-15)
+    rate = peak.fma_rate(np.float32, seconds=0.005, repeat=2,
+                         threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    assert np.isfinite(rate) and rate > 1e8
+    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # given back
