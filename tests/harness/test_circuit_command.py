@@ -14,6 +14,7 @@ import pytest
 import adapters
 from adapters.simulators._base import declaration
 from harness import registry
+from harness import threads as threads_mod
 from harness.__main__ import main
 from harness.circuit import command as circuit_command
 from kernels.statevector import circuits, naive
@@ -221,6 +222,23 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
     if registry.simulator("qulacs").available()[0]:
         assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized
         assert rows["qulacs@2"]["status"] == "ok" and "qulacs@0" not in rows
+
+
+@pytest.mark.skipif(threads_mod.max_threads() < 2, reason="one core: no run on two threads")
+def test_a_run_on_two_threads_is_judged_against_two_cores(capsys, tmp_path):
+    out_json = tmp_path / "r.json"
+    code, out, err = run_cli(capsys, "lib:qcbm", "--qubits", 12, "--backends", "fused",
+                             "--threads", 2, "--rounds", 1, "--json", out_json)
+    assert code == 0, err
+    report = json.loads(out_json.read_text())
+    limits, row = report["limits"], report["backends"]["fused"]
+    # measured on two threads, never one core's limits (which put a two-thread run
+    # above its roofline: 104% at 22 qubits)
+    assert limits["origin"] == "measured now on 2 threads" and limits["threads"] == 2
+    assert "G FMA/s on 2 cores" in out
+    info = row["program"]
+    assert info["roofline_seconds"] == pytest.approx(row["roofline"] * row["seconds"])
+    assert row["settings"]["threads"] == 2
 
 
 @pytest.mark.parametrize("fusion", ["sometimes", "9"])
