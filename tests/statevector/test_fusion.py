@@ -117,6 +117,30 @@ def test_every_library_circuit_fused(name, dtype, rng):
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("gate", [circuits.gate("H", 0), circuits.gate("X", 9, ctrl=(2,)),
+                                  circuits.gate("X", 11, ctrl=(3, 0)),
+                                  circuits.gate("Rx", 13, theta=0.3)])
+def test_a_lone_one_qubit_gate_is_one_pass_at_the_default(dtype, gate, rng):
+    """One one-qubit gate (controlled or not): the stride kernels' one pass, not the
+    split layout's rewrite in, stage and rewrite out; with the layout asked for, its
+    three passes."""
+    n = 14
+    state = random_state(n, rng).astype(dtype)
+    expected = unfused([gate], state)
+    alone = fused.compile([gate], n, dtype)
+    asked = fused.compile([gate], n, dtype, layout="split")
+    assert (alone.info["passes"], alone.info["stages"], alone.info["rewrites"]) == (1, 0, 0)
+    assert (asked.info["passes"], asked.info["rewrites"]) == (3, 2)
+    for program in (alone, asked):
+        np.testing.assert_allclose(program(state.copy()), expected,
+                                   atol=1e-12 if dtype == np.complex128 else 2e-5)
+    # a dense two-qubit gate is a stage: in the split layout, where it costs less
+    two = fused.compile([Instruction("u", gates.random_unitary(2, rng), (1, 12), ())],
+                        n, dtype)
+    assert two.layout == "split" and two.info["stages"] == 1
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 @pytest.mark.parametrize("active, tile", [((5, 7), 1), ((1, 5), 1), ((0, 6), 2),
                                           ((0, 1, 7), 4), ((0, 1, 2, 3, 8), 8)])
 def test_chunk_copies_in_tiles_keep_the_state(dtype, active, tile, rng):
