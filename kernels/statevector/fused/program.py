@@ -294,8 +294,9 @@ class Program:
     def buffers(self, workers):
         if workers not in self._buffers:
             ftype = np.empty(0, self.dtype).real.dtype
-            # the split layout works in place: no chunk buffers, only the scratch
-            size = 0 if self.layout == "split" else 1 << min(self.block, self.n)
+            # the split layout works in place, and a plan without stages copies no
+            # chunk: no chunk buffers, only the scratch
+            size = 1 << min(self.block, self.n) if self.layout == "staged" and self.stages else 0
             scratch = (1 << fusion.MAX_QUBITS) * max(simd.RUN_LENGTHS)
             self._buffers[workers] = tuple(np.zeros((workers, k), ftype)
                                            for k in (size, size, scratch, scratch))
