@@ -14,7 +14,6 @@ from ._statevector_setup import PROFILE, Suite
 from ._once import setup_once
 
 from harness import registry
-from harness.statevector import levels
 from harness.timing import best_seconds
 from harness.tune import limits as tune_limits
 from kernels.statevector import fused, roofline
@@ -114,8 +113,8 @@ class FusedRoofline(Suite):
                   what=f"{circuit} n={n} fusion={fusion}",
                   fusion=None if fusion == "default" else int(fusion))
         self.dtype = PRECISIONS[precision].dtype
-        self.level = levels.level_of(self.dtype.itemsize << n)
-        self.limits, _ = tune_limits.limits([precision], sorted({self.level, "L2"}))
+        self.limits, _, self.level = tune_limits.for_state(precision,
+                                                           self.dtype.itemsize << n)
 
     def track_roofline(self, circuit, n, fusion, precision):
         seconds = best_seconds(self.run, repeat=5, max_seconds=5.0, min_sample=0.0)

@@ -165,6 +165,11 @@ def _prepare(backend, precision, n_threads, vec, instructions, expected, setting
     row["max_error"] = err
     if runner.info:  # what the program did (the fused backend: gates, stages, passes)
         row["program"] = dict(runner.info)
+    elif backend.resolve(setting) == 0:
+        # declared to run one pass over the state per gate: what it must do is known
+        work = roofline.gates_alone(instructions)
+        row["program"] = {"gates": len(instructions), "one_pass_per_gate": True,
+                          "passes": work.passes["state"], "work": work._asdict()}
     return row, runner, program
 
 
@@ -354,7 +359,8 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
 
 
 def _roofline(rows, n, precision, n_threads):
-    """Add to each timed row whose program states its work (the fused backend) its
+    """Add to each timed row whose program states its work (the fused backend's, and
+    that of every row declared to run one pass per gate, :func:`_prepare`) its
     roofline (kernels.statevector.roofline): the least time this machine's ``n_threads``
     cores could run that work in, over the time measured; and its effective bandwidth
     beside the in-place yardstick of the memory level the state sits in. The limits come
@@ -365,8 +371,7 @@ def _roofline(rows, n, precision, n_threads):
     if not timed:
         return None
     nbytes = precision.itemsize << n
-    level = levels.level_of(nbytes)
-    found, origin = tune_limits.limits([precision.name], sorted({level, "L2"}), n_threads)
+    found, origin, level = tune_limits.for_state(precision.name, nbytes, n_threads)
     for row in timed:
         info = row["program"]
         work = roofline.Work(**info["work"])
@@ -458,18 +463,23 @@ def _roofline_lines(report):
     lines = []
     for name, r in report["backends"].items():
         f = r.get("program") or {}
-        if "roofline_seconds" in f:
-            lines.append(
-                f"{name}: {f['gates']} gates fused into {f['fused_gates']} (at most "
-                f"{f['max_qubits']} qubits{', chosen' if f.get('chosen') else ''}), "
-                f"{f['passes']} "
-                f"passes over the state ({f['stages']} stages of 2**{f['block_qubits']} "
-                f"amplitudes{_rewrites(f)}, {f.get('layout', '?')} layout, {f['isa']}), "
-                f"{f['work']['multiply_adds']:.3g} complex "
-                f"multiply-adds per amplitude: {100 * r['roofline']:.0f}% of its roofline "
-                f"({format_seconds(f['roofline_seconds'])}, bound by {f['bound']}); "
-                f"{f['effective_gbs']:.1f} GB/s, {100 * f['effective_gbs'] / f['level_gbs']:.0f}% "
-                f"of the {f['level']} in-place yardstick ({f['level_gbs']:.1f} GB/s)")
+        if "roofline_seconds" not in f:
+            continue
+        if f.get("one_pass_per_gate"):
+            did = (f"{f['gates']} gates, one pass over the state each as declared (fusion "
+                   f"off), {f['passes']:.3g} passes")
+        else:
+            did = (f"{f['gates']} gates fused into {f['fused_gates']} (at most "
+                   f"{f['max_qubits']} qubits{', chosen' if f.get('chosen') else ''}), "
+                   f"{f['passes']} passes over the state ({f['stages']} stages of "
+                   f"2**{f['block_qubits']} amplitudes{_rewrites(f)}, "
+                   f"{f.get('layout', '?')} layout, {f['isa']})")
+        lines.append(
+            f"{name}: {did}, {f['work']['multiply_adds']:.3g} complex "
+            f"multiply-adds per amplitude: {100 * r['roofline']:.0f}% of its roofline "
+            f"({format_seconds(f['roofline_seconds'])}, bound by {f['bound']}); "
+            f"{f['effective_gbs']:.1f} GB/s, {100 * f['effective_gbs'] / f['level_gbs']:.0f}% "
+            f"of the {f['level']} in-place yardstick ({f['level_gbs']:.1f} GB/s)")
     if "limits" in report:
         lim = report["limits"]
         cores = (f"{lim['threads']} cores" if lim.get("threads", 1) > 1 else "one core")

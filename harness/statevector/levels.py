@@ -45,15 +45,21 @@ def yardstick_bytes(level, threads=1):
 
 def inplace_gbs(level, max_seconds=0.5, threads=1):
     """GB/s (bytes read + bytes written) of ``np.multiply(a, 1.0, out=a)`` on a complex128
-    buffer of the level's yardstick size: a gate's access pattern without its arithmetic.
-    The fastest of repeated passes, after one that brings the buffer in.
+    buffer of the level's yardstick size (:func:`size_gbs`)."""
+    return size_gbs(yardstick_bytes(level, threads), max_seconds, threads)
+
+
+def size_gbs(nbytes, max_seconds=0.5, threads=1):
+    """GB/s (bytes read + bytes written) of ``np.multiply(a, 1.0, out=a)`` on a complex128
+    buffer of ``nbytes``: a gate's access pattern without its arithmetic. The fastest of
+    repeated passes, after one that brings the buffer in.
 
     With ``threads`` > 1, the sum over that many of numba's threads, each updating its
     own contiguous part of the buffer (:func:`_update_parts`)."""
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"inplace_gbs: threads must be between 1 and "
+        raise ValueError(f"size_gbs: threads must be between 1 and "
                          f"{numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    a = np.ones(yardstick_bytes(level, threads) // 16, dtype=np.complex128)
+    a = np.ones(max(1, nbytes // 16), dtype=np.complex128)
     np.multiply(a, 1.0, out=a)
     best = partial(best_seconds, repeat=7, max_seconds=max_seconds, min_sample=0.002)
     if threads == 1:

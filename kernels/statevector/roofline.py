@@ -68,6 +68,14 @@ def multiply_adds(inst):
     return per_row / (1 << len(inst.ctrl_locs))
 
 
+def gates_alone(instructions):
+    """What ``instructions`` must do where each is applied alone, one pass over the state
+    (a backend that declares no fusion): their multiply-adds, and per gate a pass over
+    the share of the state its controls select, as :func:`multiply_adds` counts it."""
+    return Work(sum(multiply_adds(inst) for inst in instructions),
+                {"state": sum(1 / (1 << len(inst.ctrl_locs)) for inst in instructions)})
+
+
 def seconds(work, n, dtype, limits, level):
     """(roofline seconds, what bounds it: "compute" or a level) of ``work`` on an n-qubit
     state of ``dtype`` whose whole sits in ``level`` (a key of ``limits.gbs``)."""

@@ -17,7 +17,7 @@ from harness import registry
 from harness import threads as threads_mod
 from harness.__main__ import main
 from harness.circuit import command as circuit_command
-from kernels.statevector import circuits, naive
+from kernels.statevector import circuits, naive, roofline
 
 pytest.importorskip("qiskit")
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,13 +215,21 @@ def test_fusion_all_times_every_setting_and_the_fused_backends_passes(capsys, tm
     assert 0 < rows["fused@3"]["roofline"] and info["bound"] in ("compute", "L2")
     assert info["roofline_seconds"] == pytest.approx(
         rows["fused@3"]["roofline"] * rows["fused@3"]["seconds"])
-    assert "roofline" not in rows["stride"]  # its work is not stated
+    # stride declares one pass per gate: its work is the circuit's, gate by gate
+    stride = rows["stride"]["program"]
+    assert stride["one_pass_per_gate"] and stride["gates"] == 264
+    assert stride["work"] == roofline.gates_alone(
+        circuit_command.sources.load("lib:qcbm", 8).instructions)._asdict()
+    assert 0 < rows["stride"]["roofline"] <= 1.5  # of its roofline; the noise aside
+    assert "stride: 264 gates, one pass over the state each as declared" in out
     limits = report["limits"]
     assert limits["origin"] == "measured now" and limits["fmas_per_second"] > 0
     assert "% of its roofline" in out and "roofline limits (measured now)" in out
     if registry.simulator("qulacs").available()[0]:
         assert rows["qulacs"]["settings"]["fusion"] == "off"  # 0: not optimized
         assert rows["qulacs@2"]["status"] == "ok" and "qulacs@0" not in rows
+        # fusing by its own rule: what it must do is not known
+        assert "roofline" in rows["qulacs"] and "roofline" not in rows["qulacs@2"]
 
 
 @pytest.mark.skipif(threads_mod.max_threads() < 2, reason="one core: no run on two threads")

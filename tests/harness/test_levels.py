@@ -23,6 +23,7 @@ def test_levels_follow_the_reported_caches():
 def test_a_yardstick_is_measured():
     gbs = levels.inplace_gbs("L2", max_seconds=0.05)
     assert 0.1 < gbs < 10_000  # GB/s: a measurement, not a constant
+    assert 0.1 < levels.size_gbs(1 << 20, max_seconds=0.05) < 10_000
     assert levels.effective_gbs(2, 1e9, 1.0) == 4.0
 
 

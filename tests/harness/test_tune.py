@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from harness.__main__ import main
+from harness.statevector import levels
 from harness.tune import command as tune_command
 from harness.tune import limits as tune_limits
 from kernels.statevector import fused, fusion, roofline, tuning
@@ -37,6 +38,26 @@ def test_limits_are_measured_without_tuning_and_read_with_it(folder):
     assert found == ((({"complex128": 1e10}), {"L2": 50.0}))
     # a level the tuning lacks: everything is measured now, nothing half from each
     assert tune_limits.limits(["complex128"], ["L2", "DRAM"])[1] == "measured now"
+
+
+def test_a_state_in_l3_is_judged_by_a_pass_over_its_own_size(folder, monkeypatch):
+    caps = levels.capacities()
+    tuning.save({"fmas_complex64": 1e10, "gbs_L2": 50.0, "gbs_L3": 1.0, "gbs_DRAM": 2.0})
+    sizes = []
+    monkeypatch.setattr(levels, "size_gbs", lambda nbytes, threads=1: sizes.append(
+        (nbytes, threads)) or 30.0)
+    found, origin, level = tune_limits.for_state("complex64", caps["L2"] // 4)
+    assert (level, found.gbs, sizes) == ("L2", {"L2": 50.0}, [])
+    assert origin == f"tuned {tuning.describe()}"
+    found, origin, level = tune_limits.for_state("complex64", 4 * caps["L3"])
+    assert (level, found.gbs, sizes) == ("DRAM", {"L2": 50.0, "DRAM": 2.0}, [])
+    if caps["L3"] > caps["L2"]:
+        # the tuning's L3 yardstick (half the L3) is not used: the state's size is
+        nbytes = caps["L2"] * 2
+        found, origin, level = tune_limits.for_state("complex64", nbytes)
+        assert (level, found.gbs, sizes) == ("L3", {"L2": 50.0, "L3": 30.0}, [(nbytes, 1)])
+        assert found.fmas == {"complex64": 1e10}
+        assert "L3 on a buffer of the state's" in origin
 
 
 def test_if_missing_keeps_the_tuning_in_force(folder, capsys):

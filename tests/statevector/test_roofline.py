@@ -131,7 +131,19 @@ def test_the_fma_peak_of_several_threads_runs_every_threads_chains():
     for _ in range(10):
         expected = 0.999 * expected + 1e-3
     np.testing.assert_allclose(accs, expected, rtol=1e-15)
+    before = numba.get_num_threads()
     rate = peak.fma_rate(np.float32, seconds=0.005, repeat=2,
                          threads=min(2, numba.config.NUMBA_NUM_THREADS))
     assert np.isfinite(rate) and rate > 1e8
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS  # given back
+    assert numba.get_num_threads() == before  # the caller's count, given back
+
+
+def test_gates_alone_are_a_pass_each_over_what_their_controls_select():
+    h, t = circuits.gate("H", 0), circuits.gate("T", 3)
+    cnot, swap = circuits.gate("X", 1, ctrl=(0,)), Instruction("SWAP", gates.SWAP, (0, 2))
+    toffoli = circuits.gate("X", 2, ctrl=(0, 1))
+    work = roofline.gates_alone([h, cnot, t, swap, toffoli])
+    # H two multiply-adds, T half of one (its 1 is a move), the moves none
+    assert work.multiply_adds == 2.5
+    assert work.passes == {"state": 1 + 0.5 + 1 + 1 + 0.25}
+    assert roofline.gates_alone([]) == roofline.Work(0, {"state": 0})
