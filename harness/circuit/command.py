@@ -163,7 +163,7 @@ def _prepare(backend, precision, n_threads, vec, instructions, expected, setting
         return ({**row, "status": "wrong", "max_error": err if np.isfinite(err) else None,
                  "reason": f"max amplitude error {err:.3g} > {precision.atol:g}"}, None, None)
     row["max_error"] = err
-    if runner.info:  # what the program did (the fused backend: gates, stages, passes)
+    if runner.info:  # what the program did, where its runner says (gates, stages, passes)
         row["program"] = dict(runner.info)
     elif backend.resolve(setting) == 0:
         # declared to run one pass over the state per gate: what it must do is known
@@ -359,8 +359,8 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
 
 
 def _roofline(rows, n, precision, n_threads):
-    """Add to each timed row whose program states its work (the fused backend's, and
-    that of every row declared to run one pass per gate, :func:`_prepare`) its
+    """Add to each timed row whose program states its work (where its runner reports it,
+    and for every row declared to run one pass per gate, :func:`_prepare`) its
     roofline (kernels.statevector.roofline): the least time this machine's ``n_threads``
     cores could run that work in, over the time measured; and its effective bandwidth
     beside the in-place yardstick of the memory level the state sits in. The limits come
