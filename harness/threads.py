@@ -38,13 +38,18 @@ def set_threads(threads):
 
 
 @contextmanager
-def all_cores():
-    """numba on every core for the duration (the reference, which is not timed), then
-    back to the count it had."""
+def numba_threads(threads):
+    """numba on ``threads`` threads for the duration, then back to the count it had."""
     import numba
     previous = numba.get_num_threads()
-    numba.set_num_threads(min(max_threads(), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(threads)
     try:
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+def all_cores():
+    """numba on every core for the duration (the reference, which is not timed)."""
+    import numba
+    return numba_threads(min(max_threads(), numba.config.NUMBA_NUM_THREADS))

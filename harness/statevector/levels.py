@@ -54,28 +54,22 @@ def size_gbs(nbytes, max_seconds=0.5, threads=1):
     buffer of ``nbytes``: a gate's access pattern without its arithmetic. The fastest of
     repeated passes, after one that brings the buffer in.
 
-    With ``threads`` > 1, the sum over that many of numba's threads, each updating its
-    own contiguous part of the buffer (:func:`_update_parts`)."""
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"size_gbs: threads must be between 1 and "
-                         f"{numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    With ``threads`` > 1, the sum over that many of numba's threads (numba must have that
+    many now), each updating its own contiguous part of the buffer (:func:`_update_parts`)."""
+    if not 1 <= threads <= numba.get_num_threads():
+        raise ValueError(f"size_gbs: threads must be between 1 and numba's "
+                         f"{numba.get_num_threads()}, got {threads}")
     a = np.ones(max(1, nbytes // 16), dtype=np.complex128)
     np.multiply(a, 1.0, out=a)
     best = partial(best_seconds, repeat=7, max_seconds=max_seconds, min_sample=0.002)
     if threads == 1:
         return update_gbs(a, best)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        floats = a.view(np.float64)
-        # enough passes a call that the threads' start is not what is timed
-        passes = max(1, (16 << 20) // a.nbytes)
-        one = np.float64(1.0)  # an argument: the compiler cannot fold x * 1.0 away
-        _update_parts(floats, threads, passes, one)
-        return passes * 2 * a.nbytes / best(
-            lambda: _update_parts(floats, threads, passes, one)) / 1e9
-    finally:
-        numba.set_num_threads(previous)
+    floats = a.view(np.float64)
+    # enough passes a call that the threads' start is not what is timed
+    passes = max(1, (16 << 20) // a.nbytes)
+    one = np.float64(1.0)  # an argument: the compiler cannot fold x * 1.0 away
+    _update_parts(floats, threads, passes, one)
+    return passes * 2 * a.nbytes / best(lambda: _update_parts(floats, threads, passes, one)) / 1e9
 
 
 @numba.njit(parallel=True)

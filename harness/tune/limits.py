@@ -12,6 +12,7 @@ more at 18-22: the L3 yardstick, half of it, was a DRAM's, and put one-pass-per-
 runs at 218-236% of their roofline)."""
 
 from harness.statevector import levels
+from harness.threads import numba_threads
 from kernels.statevector import roofline, tuning
 from kernels.statevector.codegen import peak
 
@@ -21,10 +22,11 @@ def limits(precisions, wanted_levels, threads=1):
     came from: "tuned HASH" when every one is in this machine's tuning, else "measured
     now", or "measured now on T threads")."""
     if threads > 1:
-        return (roofline.Limits({p: peak.fma_rate(p, threads=threads) for p in precisions},
-                                {lv: levels.inplace_gbs(lv, threads=threads)
-                                 for lv in wanted_levels}),
-                f"measured now on {threads} threads")
+        with numba_threads(threads):
+            return (roofline.Limits({p: peak.fma_rate(p, threads=threads) for p in precisions},
+                                    {lv: levels.inplace_gbs(lv, threads=threads)
+                                     for lv in wanted_levels}),
+                    f"measured now on {threads} threads")
     tuned = tuning.load()
     keys = ([roofline.fmas_key(p) for p in precisions]
             + [roofline.gbs_key(lv) for lv in wanted_levels])
@@ -47,7 +49,8 @@ def for_state(precision, nbytes, threads=1):
     found, origin = limits([precision], wanted, threads)
     if level != "L3":
         return found, origin, level
-    gbs = {**found.gbs, "L3": levels.size_gbs(nbytes, threads=threads)}
+    with numba_threads(threads):
+        gbs = {**found.gbs, "L3": levels.size_gbs(nbytes, threads=threads)}
     return (found._replace(gbs=gbs),
             f"{origin}; L3 on a buffer of the state's {nbytes / 2**20:.3g} MiB",
             level)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from harness.statevector import levels
+from harness.threads import numba_threads
 
 
 def test_levels_follow_the_reported_caches():
@@ -35,6 +36,7 @@ def test_a_yardstick_on_several_threads_updates_every_part_once_a_pass():
     # each thread its own half L2: the buffer grows with the threads, it is not shared
     assert levels.yardstick_bytes("L2", threads) == threads * levels.yardstick_bytes("L2")
     assert levels.yardstick_bytes("L3", threads) == levels.yardstick_bytes("L3")
-    assert 0.1 < levels.inplace_gbs("L2", max_seconds=0.05, threads=threads) < 10_000
+    with numba_threads(threads):
+        assert 0.1 < levels.inplace_gbs("L2", max_seconds=0.05, threads=threads) < 10_000
     with pytest.raises(ValueError, match="threads must be between"):
         levels.inplace_gbs("L2", threads=numba.config.NUMBA_NUM_THREADS + 1)

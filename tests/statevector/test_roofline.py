@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.threads import numba_threads
 from kernels.statevector import KERNELS, circuits, fused, gates, roofline
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
@@ -132,8 +133,9 @@ def test_the_fma_peak_of_several_threads_runs_every_threads_chains():
         expected = 0.999 * expected + 1e-3
     np.testing.assert_allclose(accs, expected, rtol=1e-15)
     before = numba.get_num_threads()
-    rate = peak.fma_rate(np.float32, seconds=0.005, repeat=2,
-                         threads=min(2, numba.config.NUMBA_NUM_THREADS))
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    with numba_threads(threads):
+        rate = peak.fma_rate(np.float32, seconds=0.005, repeat=2, threads=threads)
     assert np.isfinite(rate) and rate > 1e8
     assert numba.get_num_threads() == before  # the caller's count, given back
 

@@ -79,29 +79,18 @@ def _run_each(accs, count):
 
 def fma_rate(dtype, seconds=0.05, repeat=5, threads=1):
     """Fused multiply-adds per second (one per float lane) ``threads`` of numba's threads
-    (one core each) issue at most together, on the real type of ``dtype`` (complex128:
-    float64): the best of ``repeat`` samples of about ``seconds`` each, after one that
-    compiles and warms the cores up."""
+    (one core each; numba must have that many now) issue at most together, on the real
+    type of ``dtype`` (complex128: float64): the best of ``repeat`` samples of about
+    ``seconds`` each, after one that compiles and warms the cores up."""
     ftype = np.empty(0, dtype).real.dtype
     if ftype not in (np.float32, np.float64):
         raise ValueError(f"fma_rate: float32 or float64 (or their complex types), got {dtype}")
-    if threads == 1:
-        return _rate(lambda acc, count: _run(acc[0], count), ftype, 1, seconds, repeat)
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise ValueError(f"fma_rate: threads must be between 1 and "
-                         f"{numba.config.NUMBA_NUM_THREADS}, got {threads}")
-    previous = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        return _rate(_run_each, ftype, threads, seconds, repeat)
-    finally:
-        numba.set_num_threads(previous)
-
-
-def _rate(run, ftype, rows, seconds, repeat):
-    """FMAs per second of ``run(acc, count)`` on ``rows`` rows of chains."""
+    if not 1 <= threads <= numba.get_num_threads():
+        raise ValueError(f"fma_rate: threads must be between 1 and numba's "
+                         f"{numba.get_num_threads()}, got {threads}")
+    run = _run_each if threads > 1 else lambda acc, count: _run(acc[0], count)
     width = lanes(ftype)
-    acc = np.ones((rows, CHAINS * width), ftype)  # rows of 12 registers: no line shared
+    acc = np.ones((threads, CHAINS * width), ftype)  # rows of 12 registers: no line shared
     count = 1 << 12
     run(acc, count)
     while True:  # iterations that last the sample's length
@@ -119,5 +108,5 @@ def _rate(run, ftype, rows, seconds, repeat):
         best = min(best, time.perf_counter() - t0)
     if not np.all(np.isfinite(acc)):
         raise ArithmeticError("fma_rate: the chains diverged")
-    return rows * count * CHAINS * width / best
+    return threads * count * CHAINS * width / best
 

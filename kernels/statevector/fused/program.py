@@ -234,13 +234,15 @@ class Program:
                 extra = {"itemsize": dtype.itemsize} if x == "split" else {}
                 plans += [(x, k, cut(instructions, self.n, self.block, w, within, **extra)),
                           (x, k, cut(before, self.n, self.block, w, **extra))]
-            if layout is None:
-                # a circuit whose staged plan copies no chunk (every gate one pass of the
-                # stride kernels, stages.plan: a lone one-qubit gate) needs no rewrite
-                # either: where the split layout's two would cost more, the staged runs
-                direct = stages.plan(before, self.n, self.block, w)
-                if not any(s.chunked for s in direct):
-                    plans.append(("staged", k, direct))
+        if layout is None:
+            # a circuit whose staged plan copies no chunk (every gate one pass of the
+            # stride kernels, stages.plan: a lone one-qubit gate) needs no rewrite either:
+            # where the split layout's two would cost more, the staged runs. Once, not per
+            # width: a wider fusion only merges gates into ones a stage would copy
+            direct = stages.plan(instructions, self.n, self.block, w,
+                                 lambda gates: fusion.fuse(gates, 1, prices=priced))
+            if not any(s.chunked for s in direct):
+                plans.append(("staged", widths[0], direct))
         self.layout, self.max_qubits, steps = min(
             plans, key=lambda p: planner.seconds(p[2], self.n, dtype))
         ftype = np.empty(0, dtype).real.dtype
