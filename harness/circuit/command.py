@@ -108,18 +108,12 @@ def variants(declared, fusion, precision=None):
     return out
 
 
-def _check_memory(n, count):
-    """BadInput before anything is allocated when the circuit cannot run here; True when
-    ``count`` backends' states fit at once (else each sample loads its own)."""
+def _check_memory(n):
+    """BadInput before anything is allocated when the circuit cannot run here."""
     try:
         states.check_fits(n, np.complex128, copies=4)  # start, reference, its work, one
     except MemoryError as exc:
         raise BadInput(f"too many qubits for memory: {exc}") from None
-    try:
-        states.check_fits(n, np.complex128, copies=count + 4)
-        return True
-    except MemoryError:
-        return False
 
 
 def _row(backend, precision, n_threads, setting, cache):
@@ -201,19 +195,22 @@ class Clock:
         return flag
 
 
-def _time(prepared, vec, hold, cache, max_rounds, budget, clock=None, held=None):
+def _time(prepared, vec, cache, max_rounds, budget, clock=None, held=None):
     """({name: [seconds]}, rounds run, settled): the validated backends timed one call at
     a time in rounds, the order rotated each round, until the fastest two are told apart
     (after :data:`MIN_ROUNDS`), every backend has its share of samples, ``max_rounds``
-    rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`. ``held``:
-    the states to run on, where the caller made them ({name: state})."""
+    rounds or ``budget`` seconds; never before each has :data:`MIN_SAMPLES`.
+
+    Each sample runs the circuit on a state loaded from ``vec``, outside the clock, so
+    every sample times the same arithmetic: a state run on again and again drifts (QFT at
+    20 qubits in complex64 took 36 ms on |0...0> and 75 ms on what three runs of it
+    leave, floats down to 1e-30 whose products are subnormal). ``held``: the states to
+    run on where the caller made them ({name: state}, the distributed job's slices)."""
     if not prepared:  # every backend skipped, refused or wrong: nothing to time
         return {}, 0, False
     clock = clock or Clock()
     flush = _Flush() if cache == "cold" else None
-    if held is None:
-        held = {name: runner.load(vec) for name, (runner, _) in prepared.items()} if hold \
-            else {}
+    held = held or {}
     samples = {name: [] for name in prepared}
     wanted = dict.fromkeys(prepared, max_rounds)  # until the first call says otherwise
     names, start, rounds, done = list(prepared), time.perf_counter(), 0, False
@@ -312,9 +309,9 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     declared = _declarations(backend_spec)
     rows_asked = variants(declared, fusion, precision)
     if qubits is not None and qubits > 0:
-        _check_memory(qubits, 0)  # before a generator builds a circuit that cannot run
+        _check_memory(qubits)  # before a generator builds a circuit that cannot run
     circuit = sources.load(source, qubits)
-    hold = _check_memory(circuit.n, len(rows_asked))
+    _check_memory(circuit.n)
     say(f"circuit {circuit.label}: {circuit.n} qubits, {len(circuit.instructions)} gates "
         f"({_gate_counts(circuit.instructions)}); {precision}, {n_threads} thread"
         f"{'s' if n_threads > 1 else ''}, {cache} caches")
@@ -337,7 +334,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     checked = _reference(vec.astype(np.complex128), circuit.instructions, rows, wrong,
                          [b.name for _, b, _ in rows_asked])
     checked["seconds"] = reference_seconds
-    samples, rounds_run, settled = _time(prepared, vec, hold, cache, rounds, budget)
+    samples, rounds_run, settled = _time(prepared, vec, cache, rounds, budget)
     for name, times in samples.items():
         rows[name].update(seconds=min(times), interval=list(ranking.interval(times)),
                           samples=len(times))

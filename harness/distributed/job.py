@@ -220,7 +220,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
             prepared[row_name] = (runner, program)
             held[row_name] = state
     del expected
-    samples, rounds_run, settled = command._time(prepared, None, True, cache, rounds, budget,
+    samples, rounds_run, settled = command._time(prepared, None, cache, rounds, budget,
                                                  clock=RankClock(comm), held=held)
     for name, (runner, _) in prepared.items():
         # what was sent and the peak memory, where the backend counts them (a peer's

@@ -173,6 +173,34 @@ def test_a_backend_that_raises_is_refused_and_stops_nothing(capsys, monkeypatch,
     assert "refused: wrong: raised TypeError: an internal bug" in out
 
 
+@pytest.mark.parametrize("cache", ["cold", "warm"])
+def test_every_sample_starts_from_the_circuits_start(capsys, monkeypatch, cache):
+    """Each timed call gets a state loaded from the start, not the last call's result (a
+    state run on again and again drifts, to subnormal floats in complex64): the start
+    itself with cold caches, the warm-up's one run of the circuit with warm ones."""
+    seen = []
+    sim = _wrong_simulator()
+
+    def run(state, program):
+        seen.append(state.copy())
+        return circuits.run(naive.apply, state, program)
+    sim.run = run
+    monkeypatch.setattr(adapters, "simulator_declarations",
+                        lambda: [declaration(sim, "plugin")])
+    code, _, err = run_cli(capsys, "lib:qft", "--qubits", 3, "--backends", "wrong,stride",
+                           "--rounds", 4, "--budget", 5, "--cache", cache)
+    assert code == 0, err
+    start = np.zeros(8, complex)
+    start[0] = 1
+    qft = circuits.LIBRARY["qft"].make(3, np.random.default_rng(0))
+    once = circuits.run(naive.apply, start.copy(), qft)
+    timed = seen[1:]  # after validation's call
+    assert len(timed) >= 2 * (2 if cache == "warm" else 1)
+    for k, state in enumerate(timed):
+        warmed = cache == "warm" and k % 2 == 1
+        np.testing.assert_allclose(state, once if warmed else start, atol=1e-12)
+
+
 @pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
 def test_the_command_line_entry_point(tmp_path):
     out_json = tmp_path / "r.json"
