@@ -42,6 +42,52 @@ def test_each_gate_shape_keeps_the_meaning(seed, single, k, n_ctrl, diagonal, ga
     np.testing.assert_allclose(got, expected, atol=2e-5 if single else 1e-12)
 
 
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), single=st.booleans(), k=st.integers(1, 3),
+       n_ctrl=st.integers(0, 2), gates_=st.integers(1, 4), gap=st.integers(0, 3))
+def test_permutations_keep_the_meaning(seed, single, k, n_ctrl, gates_, gap):
+    """Gates that only move amplitudes (a random permutation of 2**k rows, with cycles of
+    every length, the identity and X-, CNOT-, SWAP- and Toffoli-like ones among them;
+    0-2 controls of either value) on random qubits of 9, a dense gate after each so a
+    wrong move cannot hide: on qubits above the lanes they run as moves (MOVE), among
+    them as lane gates, and both against the reference kernel."""
+    rng = np.random.default_rng(seed)
+    dtype = np.complex64 if single else np.complex128
+    n = 9
+    circuit = []
+    for _ in range(gates_):
+        qubits = [int(q) for q in rng.permutation(n)[:k + n_ctrl]]
+        matrix = np.eye(1 << k, dtype=complex)[rng.permutation(1 << k)]
+        vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
+        circuit.append(Instruction("p", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals))
+        circuit.append(Instruction("u", gates.random_unitary(1, rng), (int(rng.integers(n)),)))
+    state = random_state(n, rng).astype(dtype)
+    program = fused.compile(circuit, n, dtype, max_qubits=1, layout="split",
+                            block=fused.run_bits(dtype) + gap)
+    got = program(state.copy())
+    expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
+    np.testing.assert_allclose(got, expected, atol=2e-5 if single else 1e-12)
+
+
+def test_a_permutation_on_high_qubits_is_its_cycles_of_runs():
+    """A SWAP of two qubits above the lanes moves two of its four runs (one cycle); a
+    three-cycle moves three; CNOT with its control above the lanes moves its two target
+    runs under the control; a phase or any entry other than 0 and 1 is no move."""
+    w, n = 3, 8
+    swap = split.step([Instruction("SWAP", gates.SWAP, (4, 6))], n, w, range(w, n))
+    assert list(swap.ops[0, :2]) == [split.MOVE, 1]
+    # cycle bounds [0, 2], then the runs of matrix indices 1 and 2: qubit 4's bit, 6's
+    assert list(swap.offs) == [0, 2, 1 << split.run_bit(4, w), 1 << split.run_bit(6, w)]
+    three = np.eye(8)[[1, 2, 0, 3, 4, 5, 6, 7]]  # row 0 takes column 1, 1 takes 2, 2 takes 0
+    bounds, order = split.move_cycles(three)
+    assert list(bounds) == [0, 3] and list(order) == [0, 1, 2]
+    cx = split.step([circuits.gate("X", 5, ctrl=(7,))], n, w, range(w, n))
+    assert cx.ops[0, 0] == split.MOVE and cx.ops[0, 4] == 1 << split.run_bit(7, w)
+    for m in (gates.Y, np.diag([1, 1j]) @ gates.X, 0.5 * np.eye(2)):
+        assert not split.is_permutation(m)
+    assert split.is_permutation(gates.TOFFOLI) and split.is_permutation(np.eye(4))
+
+
 def test_the_lane_matrix_holds_each_lanes_entries():
     """A one-qubit gate U on lane qubit 0 of a two-lane run: lane 0 is U00 x[0] + U01
     x[1], lane 1 is U11 x[1] + U10 x[0] (pattern 0 takes a lane's own amplitude, pattern

@@ -16,6 +16,7 @@ vector into what the host has: AVX-512 or AVX2 registers for numba's host CPU.
   sum over c < count of m[m0 + b * count + c] times run c of the scratch;
 * ``DENSE2[R]``, ``DENSE4[R]``: a one- or two-qubit dense gate on every group of its
   runs, in registers (:func:`_dense_in_registers`); ``DIAGONAL[R]`` a diagonal one;
+  ``MOVE[R]`` a permutation, as moves of whole runs (:func:`_move`);
 * ``GATHER[R, T]``, ``SCATTER[R, T]``: T runs between the interleaved state and the
   buffers (:func:`_run_copy`).
 
@@ -409,6 +410,74 @@ def _diagonal(lanes, per_lane=False):
     return diagonal
 
 
+def _move(lanes):
+    """MOVE[R](re, im, offs, o0, cycles, mask, ctrl, groups): a permutation gate (every
+    entry 0 or 1: X, CNOT, SWAP, Toffoli and their products) on every group of its runs
+    (as in :func:`_dense_in_registers`), as moves with no arithmetic. Its runs that move
+    make ``cycles`` cycles: offs[o0 + c] to offs[o0 + c + 1] are the places of cycle c in
+    the run offsets from offs[o0 + cycles + 1] on, d_0 ... d_{L-1}, and run d_i takes
+    what run d_(i+1) held (d_(L-1) what d_0 held). Runs the gate leaves in place are not
+    touched. Each cycle is a sweep over the groups, its offsets read once: a cycle of
+    two (every cycle of X, CNOT, SWAP and Toffoli) is an exchange of two runs; a longer
+    one carries one run in hand along the cycle."""
+    @intrinsic
+    def move(typingctx, re, im, offs, o0, cycles, mask, ctrl, groups):
+        _check("fused move", (re, im))
+        sig = types.void(re, im, offs, types.intp, types.intp, types.intp, types.intp,
+                         types.intp)
+
+        def codegen(context, builder, signature, args):
+            a = signature.args
+            p_re, p_im, p_offs = (_data(context, builder, a[j], args[j]) for j in (0, 1, 2))
+            o0, cycles, mask, ctrl, groups = args[3:8]
+            intp = o0.type
+            align = float_width(p_re.type.pointee)
+            places = builder.add(o0, builder.add(cycles, intp(1)))
+
+            def table(i):
+                return builder.load(builder.gep(p_offs, [i], inbounds=True))
+
+            def place(i):  # the run offset at place i, in floats
+                return builder.mul(table(builder.add(places, i)), intp(lanes))
+
+            def load(at):
+                return [builder.load(_vector_ptr(builder, p, at, lanes), align=align)
+                        for p in (p_re, p_im)]
+
+            def store(values, at):
+                for p, v in zip((p_re, p_im), values):
+                    builder.store(v, _vector_ptr(builder, p, at, lanes), align=align)
+
+            with Loop(builder, intp(0), cycles, 1) as c:
+                lo = table(builder.add(o0, c))
+                hi = table(builder.add(o0, builder.add(c, intp(1))))
+                first, second = place(lo), place(builder.add(lo, intp(1)))
+                with builder.if_else(builder.icmp_signed("==", builder.sub(hi, lo),
+                                                         intp(2))) as (pair, longer):
+                    with pair:
+                        with _Groups(builder, mask, ctrl, groups) as r0:
+                            base = builder.mul(r0, intp(lanes))
+                            u, v = builder.add(base, first), builder.add(base, second)
+                            x, y = load(u), load(v)
+                            store(y, u)
+                            store(x, v)
+                    with longer:
+                        last = builder.sub(hi, intp(1))
+                        with _Groups(builder, mask, ctrl, groups) as r0:
+                            base = builder.mul(r0, intp(lanes))
+                            held = load(builder.add(base, first))
+                            with Loop(builder, lo, last, 1) as i:
+                                store(load(builder.add(base, place(builder.add(i, intp(1))))),
+                                      builder.add(base, place(i)))
+                            store(held, builder.add(base, place(last)))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    move.__name__ = f"move_{lanes}"
+    return move
+
+
 def lane_patterns(mask):
     """The lane patterns (xor masks) of a gate whose targets inside the run are the bits
     of ``mask``: every subset of them, bit j of the pattern's index picking the j-th
@@ -639,6 +708,7 @@ DIAGONAL = {r: _diagonal(r) for r in RUN_LENGTHS}
 #: The split layout's runs (:mod:`.split`): one vector register's floats, 8 or 16.
 BLOCK_RUNS = (8, 16)
 DIAGONAL_LANES = {r: _diagonal(r, per_lane=True) for r in BLOCK_RUNS}
+MOVE = {r: _move(r) for r in BLOCK_RUNS}
 #: LANE[R, L]: one per set L of targets inside the run (0: controls only).
 LANE = {(r, m): _lane_gate(r, m) for r in BLOCK_RUNS for m in range(r)}
 SPLIT = {r: _block_convert(r, True) for r in BLOCK_RUNS}

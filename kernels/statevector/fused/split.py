@@ -38,7 +38,7 @@ from . import simd, stages
 #: (the run index bits the group loop does not visit), groups, and a lane gate's targets
 #: inside the run (a lane mask).
 OP_COLUMNS = 8
-DENSE, DIAGONAL, DIAGONAL_LANES, LANE = 0, 1, 2, 3
+DENSE, DIAGONAL, DIAGONAL_LANES, LANE, MOVE = 0, 1, 2, 3, 4
 
 
 class Step(NamedTuple):
@@ -129,21 +129,55 @@ def step(gates, n, w, local, share=1.0, chunked=True):
         in_lanes = len(hi_t) < len(inst.locs) or len(hi_c) < len(inst.ctrl_locs)
         m = np.asarray(inst.matrix, dtype=np.complex128)
         lane_mask = sum(1 << q for q in inst.locs if q < w)
-        if not in_lanes:
+        k = 1 << len(hi_t)
+        places = bcomspace(0, [run_bit(q, w) for q in hi_t])
+        if not in_lanes and not diagonal and is_permutation(m):
+            # moves, no arithmetic: K is the count of cycles, offs their table
+            kind, entries = MOVE, np.zeros(0, np.complex128)
+            bounds, order = move_cycles(m)
+            k, places = len(bounds) - 1, np.concatenate([bounds, places[order]])
+        elif not in_lanes:
             kind = DIAGONAL if diagonal else DENSE
             entries = np.diagonal(m) if diagonal else m.ravel()
         else:
             kind = DIAGONAL_LANES if diagonal else LANE
             entries = lane_matrix(inst, w, diagonal).ravel()
-        k = 1 << len(hi_t)
         rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
                      1 << bin(free).count("1"), lane_mask])
-        offs.append(bcomspace(0, [run_bit(q, w) for q in hi_t]))
+        offs.append(places)
         mats.append(entries)
         used += len(entries)
     return Step(tuple(gates), outer, np.array(rows, dtype=np.int64).reshape(-1, OP_COLUMNS),
                 _joined(offs),
                 np.concatenate(mats) if mats else np.zeros(0, np.complex128), share, chunked)
+
+
+def is_permutation(m):
+    """Whether the matrix ``m`` only moves amplitudes: one entry a row and a column, each
+    exactly 1 (X, CNOT, SWAP, Toffoli, and any product of them)."""
+    m = np.asarray(m)
+    ones = m == 1
+    return bool(np.all((m == 0) | ones) and np.all(ones.sum(axis=0) == 1)
+                and np.all(ones.sum(axis=1) == 1))
+
+
+def move_cycles(m):
+    """(bounds, order) of the permutation matrix ``m``: the indices it moves, as cycles
+    d_0 ... d_{L-1} in which row d_i takes column d_(i+1) (d_(L-1) takes d_0), one after
+    another in ``order``; cycle c is order[bounds[c]:bounds[c + 1]]. Fixed points are in
+    no cycle."""
+    source = np.argmax(np.asarray(m) == 1, axis=1)  # row o takes column source[o]
+    seen, bounds, order = set(), [0], []
+    for start in range(len(source)):
+        if start in seen or source[start] == start:
+            continue
+        j = start
+        while j not in seen:
+            seen.add(j)
+            order.append(j)
+            j = int(source[j])
+        bounds.append(len(order))
+    return np.array(bounds, dtype=np.int64), np.array(order, dtype=np.int64)
 
 
 def _joined(parts):
@@ -223,6 +257,8 @@ def {NAME}(re, im, outer, ops, offs, m_re, m_im, s_re, s_im):
                     DIAGONAL(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)
                 elif kind == 2:
                     DIAGONAL_LANES(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)
+                elif kind == 4:
+                    MOVE(re, im, offs, oo, K, mask, ctrl, groups)
 {LANES}
 """
 
@@ -253,7 +289,8 @@ def _source():
         names = {"DENSE2": f"simd.DENSE2[{r}]", "DENSE4": f"simd.DENSE4[{r}]",
                  "LOAD_RUNS": f"simd.LOAD_RUNS[{r}]", "ROWS": f"simd.ROWS[{r}]",
                  "DIAGONAL_LANES": f"simd.DIAGONAL_LANES[{r}]",
-                 "DIAGONAL": f"simd.DIAGONAL[{r}]", "SPLIT": f"simd.SPLIT[{r}]",
+                 "DIAGONAL": f"simd.DIAGONAL[{r}]", "MOVE": f"simd.MOVE[{r}]",
+                 "SPLIT": f"simd.SPLIT[{r}]",
                  "JOIN": f"simd.JOIN[{r}]"}
         names.update({f"LANE_{m}": f"simd.LANE[{r}, {m}]" for m in range(r)})
         stage, convert = _TEMPLATE.replace("ROW_BLOCK", str(simd.ROW_BLOCK)), _CONVERT
