@@ -13,7 +13,9 @@ stage is a run of gates on those. For each chunk (one value of the qubits outsid
 every gate of the stage is applied to the chunk's blocks in place, so the state crosses
 the memory hierarchy once per stage and is never copied. A
 gate on high qubits only multiplies whole blocks by broadcast matrix entries (the staged
-kernels of :mod:`.simd`, which take run indices); one that touches a lane qubit (a target
+kernels of :mod:`.simd`, which take run indices), or, where its matrix only moves
+amplitudes (:func:`is_permutation`), exchanges whole blocks along the permutation's
+cycles with no arithmetic (MOVE); one that touches a lane qubit (a target
 or a control below w) is a LANE gate: its inputs permuted within the register by each
 pattern of its lane targets, times per-lane matrix vectors (:func:`lane_matrix`). A gate
 with more qubits above those than a chunk holds runs alone over the whole state.
@@ -33,10 +35,10 @@ from ..codegen import sources
 from ..fusion import is_diagonal, span
 from . import simd, stages
 
-#: Columns of an op row: kind, K (the runs of a group), matrix offset (floats), offsets
-#: offset, control bits (the run index's fixed bits, with the chunk's), the carry mask
-#: (the run index bits the group loop does not visit), groups, and a lane gate's targets
-#: inside the run (a lane mask).
+#: Columns of an op row: kind, K (the runs of a group; a MOVE's cycles), matrix offset
+#: (floats), offsets offset, control bits (the run index's fixed bits, with the chunk's),
+#: the carry mask (the run index bits the group loop does not visit), groups, and a lane
+#: gate's targets inside the run (a lane mask).
 OP_COLUMNS = 8
 DENSE, DIAGONAL, DIAGONAL_LANES, LANE, MOVE = 0, 1, 2, 3, 4
 
