@@ -21,6 +21,9 @@
              the roofline, and cache them (kernels.statevector.tuning)
   predict    what a circuit would take over R ranks on a described cluster, split into
              compute (measured here) and communication (the exchange plan over the link)
+  gradbench-tool
+             one of our AD engines as a gradbench tool: gradbench's messages on stdin,
+             one JSON line each on stdout (docs/ad.md)
 """
 
 import argparse
@@ -47,6 +50,7 @@ COMMANDS = {
     "calibrate": ("harness.gate.calibrate", "main", False),
     "predict": ("harness.distributed.predict", "main", False),
     "tune": ("harness.tune.command", "command", False),
+    "gradbench-tool": ("harness.gradbench.tool", "main", True),
 }
 
 
@@ -101,6 +105,10 @@ def main(argv=None):
     p.add_argument("--if-missing", action="store_true",
                    help="only where this machine has no tuning yet")
     p.set_defaults(command="tune")
+    p = sub.add_parser("gradbench-tool", help="one of our AD engines as a gradbench tool "
+                       "(JSON lines on stdin and stdout)")
+    p.add_argument("--engine", required=True, help="forward, reverse, source or finite")
+    p.set_defaults(command="gradbench-tool")
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 #: - peer: a built-in adapter of an external AD tool;
 #: - plugin: an adapter an installed distribution declares (entry point).
 ROLES = ("baseline", "engine", "peer", "plugin")
+#: The modes a backend's derivatives may be taken in (ADBackend.mode).
+MODES = ("forward", "reverse", None)
 
 
 def constant(value):
@@ -62,7 +64,10 @@ class ADBackend:
     can be either side of an ``outer/inner`` pairing on the nested evals. ``compiles``: its
     preparation traces and compiles (its compile time is a result of its own).
     ``options``: the engine options its gradient takes (forward's ``chunk``).
-    ``package``: the distribution whose version a result names."""
+    ``package``: the distribution whose version a result names. ``mode``: the mode its
+    derivatives are taken in, "forward" or "reverse" (tangents pushed forward or
+    cotangents pulled back; None: neither, as finite differences), for what asks for a
+    mode by name (gradbench's nested evals)."""
 
     name: str
     role: str
@@ -72,8 +77,12 @@ class ADBackend:
     compiles: bool = False
     options: tuple = ()
     package: str = "qsim-ad-bench"
+    mode: str | None = None
 
     def __post_init__(self):
         if self.role not in ROLES:
             raise ValueError(f"AD backend {self.name}: role must be one of {ROLES}, got "
                              f"{self.role!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"AD backend {self.name}: mode must be one of {MODES}, got "
+                             f"{self.mode!r}")

@@ -498,5 +498,5 @@ def cost(problem, N, chunk=None):
 #: particle (N = 1), 6000x on kmeans_dir (N = 80: each outer direction runs the inner
 #: gradient's passes); as the outer engine over reverse or source, 16x on kmeans_dir.
 BACKEND = ADBackend(
-    name="forward", role="engine", nests=True, options=("chunk",),
+    name="forward", role="engine", nests=True, options=("chunk",), mode="forward",
     cost=Cost(steady=cost, nested=lambda N: max(25.0, N * N), as_outer=constant(30.0)))

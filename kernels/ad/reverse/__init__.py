@@ -11,5 +11,5 @@ from .variable import ArrayVariable, RetiredVariable, Variable  # noqa: F401
 
 #: A node on the tape costs tens of numpy scalar operations (measured 30-60 on loops); a
 #: Jacobian sweeps back once per output row (1.5-6.8 evaluations a row on ba and ht).
-BACKEND = ADBackend(name="reverse", role="engine", nests=True,
+BACKEND = ADBackend(name="reverse", role="engine", nests=True, mode="reverse",
                     cost=Cost(loop=constant(80.0), vector=constant(20.0), jacobian_row=8.0))

@@ -284,5 +284,5 @@ def hessian(f, x):
 
 #: As the reverse tape: tens of numpy scalar operations a node, a sweep per Jacobian row
 #: (3.8-5.9 evaluations a row on ba and ht).
-BACKEND = ADBackend(name="source", role="engine", nests=True,
+BACKEND = ADBackend(name="source", role="engine", nests=True, mode="reverse",
                     cost=Cost(loop=constant(80.0), vector=constant(20.0), jacobian_row=8.0))

@@ -1,0 +1,188 @@
+"""gradbench's modules in terms of our evals (kernels.ad.evals): for each module and
+function, how gradbench's input becomes a call of the eval's objective or of an engine's
+derivative of it, and how the result becomes gradbench's output (each eval's README in
+gradbench says the shapes; the field names here are gradbench's own).
+
+``modules(engine)`` is a tool's table (:class:`harness.gradbench.protocol.Tool`) for one of
+our engines: every function answers with that engine's derivatives. The nested evals
+(``particle``, ``saddle``) name a mode per derivative, outer then inner (``fr``: forward
+outside, reverse inside): a letter is served by our engine of that mode, the tool's own
+engine taking its mode's letter (source transformation is reverse mode); finite
+differences, no mode, serve both. kmeans' ``dir`` (a Hessian's diagonal) is forward mode
+over the engine's gradient.
+
+Modules whose conventions are not yet checked against gradbench's reference (gmm, lstm,
+ba, ht) are not offered: the tool says so at ``define`` rather than risk a wrong output.
+"""
+
+import functools
+
+import numpy as np
+
+from kernels.ad import ENGINES
+from kernels.ad.evals import det, kmeans, llsq, lse, ode, particle, saddle
+
+from .protocol import Unserved
+
+
+def _field(payload, name):
+    if not isinstance(payload, dict) or name not in payload:
+        raise Unserved(f"the input has no field {name!r}")
+    return payload[name]
+
+
+def _floats(payload, name, ndim):
+    try:
+        value = np.asarray(_field(payload, name), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise Unserved(f"input field {name!r} must be numbers: {exc}") from None
+    if value.ndim != ndim or value.size == 0:
+        raise Unserved(f"input field {name!r} must be a non-empty array of {ndim} "
+                       f"dimension{'s' if ndim > 1 else ''}, got shape {value.shape}")
+    return value
+
+
+def _count(payload, name):
+    value = _field(payload, name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise Unserved(f"input field {name!r} must be a positive integer, got {value!r}")
+    return value
+
+
+def _number(value):
+    return float(value)
+
+
+def _array(value):
+    return np.asarray(value, dtype=float).tolist()
+
+
+def _gradient(grads):
+    """An engine's gradient of a one-argument function, as gradbench's list."""
+    return _array(grads[0])
+
+
+def _llsq(g):
+    def primal(p):
+        return llsq.llsq, (_floats(p, "x", 1),), _number, {"n": _count(p, "n")}
+
+    def gradient(p):
+        return g, (functools.partial(llsq.llsq, n=_count(p, "n")), _floats(p, "x", 1)), \
+            _gradient, None
+    return {"primal": primal, "gradient": gradient}
+
+
+def _lse(g):
+    return {"primal": lambda p: (lse.lse, (_floats(p, "x", 1),), _number, None),
+            "gradient": lambda p: (g, (lse.lse, _floats(p, "x", 1)), _gradient, None)}
+
+
+def _det_args(p):
+    ell, a = _count(p, "ell"), _floats(p, "A", 1)
+    if a.size != ell * ell:
+        raise Unserved(f"input field 'A' must hold ell * ell = {ell * ell} numbers, got "
+                       f"{a.size}")
+    return ell, a
+
+
+def _det(g):
+    def primal(p):
+        ell, a = _det_args(p)
+        return det.det, (a,), _number, {"ell": ell}
+
+    def gradient(p):
+        ell, a = _det_args(p)
+        return g, (functools.partial(det.det, ell=ell), a), _gradient, None
+    return {"primal": primal, "gradient": gradient}
+
+
+def _ode(g):
+    def primal(p):
+        return ode.solve, (_floats(p, "x", 1),), _array, {"s": _count(p, "s")}
+
+    def gradient(p):  # of the last component of the end state
+        return g, (functools.partial(ode.ode, s=_count(p, "s")), _floats(p, "x", 1)), \
+            _gradient, None
+    return {"primal": primal, "gradient": gradient}
+
+
+def _kmeans_args(p):
+    points, centroids = _floats(p, "points", 2), _floats(p, "centroids", 2)
+    if points.shape[1] != centroids.shape[1]:
+        raise Unserved(f"points and centroids must have one dimension d, got "
+                       f"{points.shape[1]} and {centroids.shape[1]}")
+    return points, centroids
+
+
+def _kmeans(outer_inner):
+    def cost(p):
+        points, centroids = _kmeans_args(p)
+        return kmeans.kmeans, (centroids,), _number, {"points": points}
+
+    def direction(p):  # the engine's gradient, differentiated by forward mode
+        points, centroids = _kmeans_args(p)
+        return kmeans.kmeans_dir, (*outer_inner, centroids), _array, {"points": points}
+    return {"cost": cost, "dir": direction}
+
+
+def _pairings(engine):
+    """{letters: (outer, inner)} for the nested evals (module docstring): a letter is the
+    mode the engines declare (kernels.ad.backend.ADBackend.mode), the tool's own engine
+    serving its own mode."""
+    own = ENGINES[engine]
+    if own.BACKEND.mode is None:  # no mode: it serves both letters
+        by_letter = dict.fromkeys("fr", own.gradient)
+    else:
+        by_letter = {}
+        for module in (own, *ENGINES.values()):  # the first of each mode
+            mode = module.BACKEND.mode
+            if mode is not None:
+                by_letter.setdefault(mode[0], module.gradient)
+    return {a + b: (by_letter[a], by_letter[b]) for a in "fr" for b in "fr"}
+
+
+def _nested(run, args_of, to_json, engine):
+    def prepare(outer, inner, p):
+        return run, (outer, inner, *args_of(p)), to_json, None
+    return {name: functools.partial(prepare, *pair)
+            for name, pair in _pairings(engine).items()}
+
+
+def _particle_start(p):
+    w = _field(p, "w")
+    if isinstance(w, bool) or not isinstance(w, (int, float)):
+        raise Unserved(f"input field 'w' must be a number, got {w!r}")
+    return (np.array([float(w)]),)
+
+
+def _saddle_start(p):
+    start = _floats(p, "start", 1)
+    if start.size != 2:
+        raise Unserved(f"input field 'start' must be 2 numbers, got {start.size}")
+    return (start,)
+
+
+def modules(engine):
+    """{module: {function: prepare}} of the tool for our engine ``engine`` (a key of
+    kernels.ad.ENGINES): ``prepare(input) -> (callable, arguments, to_json)``, the call
+    timed and how its result becomes gradbench's output."""
+    g = ENGINES[engine].gradient
+    table = {"llsq": _llsq(g), "lse": _lse(g), "det": _det(g), "ode": _ode(g),
+             "kmeans": _kmeans(_pairings(engine)["f" + (ENGINES[engine].BACKEND.mode
+                                                        or "f")[0]]),
+             "particle": _nested(particle.particle, _particle_start, _number, engine),
+             "saddle": _nested(saddle.saddle, _saddle_start, _array, engine)}
+    return {module: {name: _bound(prepare) for name, prepare in functions.items()}
+            for module, functions in table.items()}
+
+
+def _bound(prepare):
+    """``prepare`` with the eval's data bound into its callable: each entry above gives
+    (callable, arguments, to_json, data), data the keyword arguments no derivative
+    sees (None: none)."""
+    def bound(payload):
+        function, arguments, to_json, data = prepare(payload)
+        if data:
+            function = functools.partial(function, **data)
+        return function, arguments, to_json
+    return bound

@@ -1,0 +1,188 @@
+"""``python -m harness gradbench-tool``: our engines as gradbench tools. The tests play
+gradbench's side with messages built from its specification (CONTRIBUTING.md: start,
+define, evaluate, analysis; each eval's README: its module, functions, input fields and
+output shapes) and check every output against the evals' hand-written derivatives, the
+protocol's answers (ids, success, one integer timing a run), and that no input, however
+wrong, stops the tool."""
+
+import io
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from harness.gradbench import evals, protocol
+from kernels.ad import ENGINES as AD_ENGINES
+from kernels.ad.backend import ADBackend
+from kernels.ad.evals import det, kmeans, llsq, lse, ode
+
+ENGINES = ("forward", "reverse", "source")
+SEED = 2026
+ONCE = {"min_runs": 1, "min_seconds": 0}
+
+
+def session(engine, messages):
+    """The tool's responses to ``messages`` (dicts or raw lines), in order."""
+    tool = protocol.Tool(f"ours-{engine}", evals.modules(engine))
+    out = io.StringIO()
+    lines = [m if isinstance(m, str) else json.dumps(m) for m in messages]
+    protocol.serve(tool, [line + "\n" for line in lines], out.write)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def evaluate(mid, module, function, payload, **repeats):
+    return {"id": mid, "kind": "evaluate", "module": module, "function": function,
+            "input": {**payload, **(repeats or ONCE)}, "description": "test"}
+
+
+def cases(rng):
+    """(module, input, {function: expected output}) of every module with data drawn from
+    ``rng``, the expected outputs from the evals' hand-written derivatives."""
+    x = rng.random(16)
+    n = 40
+    value, (grad,) = llsq.llsq_manual(x, n=n)
+    yield "llsq", {"x": x.tolist(), "n": n}, {"primal": value, "gradient": grad}
+    value, (grad,) = lse.lse_manual(x)
+    yield "lse", {"x": x.tolist()}, {"primal": value, "gradient": grad}
+    a = rng.random(16)
+    value, (grad,) = det.det_manual(a, ell=4)
+    yield "det", {"A": a.tolist(), "ell": 4}, {"primal": value, "gradient": grad}
+    value, (grad,) = ode.ode_manual(x, s=3)
+    # the whole end state: its first component integrates y' = x_0 exactly, its last is
+    # the hand-written objective
+    yield "ode", {"x": x.tolist(), "s": 3}, {"primal": (2 * x[0], value), "gradient": grad}
+    points = rng.random((30, 3))
+    centroids = points[-4:]
+    value, (grad,) = kmeans.kmeans_manual(centroids, points=points)
+    direction, _ = kmeans.kmeans_dir_manual(centroids, points=points)
+    yield "kmeans", {"points": points.tolist(), "centroids": centroids.tolist()}, \
+        {"cost": value, "dir": direction}
+
+
+def check_output(module, function, got, expected):
+    if module == "ode" and function == "primal":
+        first, last = expected
+        assert len(got) == 16
+        np.testing.assert_allclose([got[0], got[-1]], [first, last], rtol=1e-12)
+        return
+    np.testing.assert_allclose(np.asarray(got, dtype=float), expected, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_module_answers_as_gradbench_asks(engine):
+    """A whole session per module, as gradbench's evals run one: start, define, then each
+    function on the same input with an analysis after each success; the ids answered are
+    the ids asked, every output is the hand-written one, every run has its timing."""
+    for module, payload, expected in cases(np.random.default_rng(SEED)):
+        messages = [{"id": 0, "kind": "start", "eval": module},
+                    {"id": 1, "kind": "define", "module": module}]
+        for function in expected:
+            messages.append(evaluate(len(messages), module, function, payload,
+                                     min_runs=2, min_seconds=0))
+            messages.append({"id": len(messages), "kind": "analysis",
+                             "of": len(messages) - 1, "valid": True})
+        answers = session(engine, messages)
+        assert [a["id"] for a in answers] == list(range(len(messages)))
+        assert answers[0] == {"id": 0, "tool": f"ours-{engine}"}
+        assert answers[1] == {"id": 1, "success": True}
+        for k, function in enumerate(expected):
+            answer = answers[2 + 2 * k]
+            assert answer["success"], answer
+            check_output(module, function, answer["output"], expected[function])
+            assert [t["name"] for t in answer["timings"]] == ["evaluate"] * 2
+            assert all(isinstance(t["nanoseconds"], int) and t["nanoseconds"] > 0
+                       for t in answer["timings"])
+            assert answers[3 + 2 * k] == {"id": 3 + 2 * k}
+
+
+def test_finite_differences_answer_within_gradbenchs_tolerance():
+    """finite differences are no exact engine: within gradbench's own check, |x - y| /
+    max(|x| + |y|, 1) <= 1e-4."""
+    for module, payload, expected in cases(np.random.default_rng(SEED)):
+        for function, want in expected.items():
+            if module == "ode" and function == "primal":
+                continue
+            (answer,) = session("finite", [evaluate(0, module, function, payload)])
+            got = np.asarray(answer["output"], dtype=float)
+            want = np.asarray(want, dtype=float)
+            assert np.all(np.abs(got - want) / np.maximum(np.abs(got) + np.abs(want), 1)
+                          <= 1e-4), (module, function)
+
+
+def test_runs_repeat_until_both_the_runs_and_the_seconds_are_reached():
+    calls = []
+
+    def function(x):
+        calls.append(x)
+        return x
+    _, timings = protocol.runs(function, (1,), min_runs=3, min_seconds=0)
+    assert len(timings) == len(calls) == 3
+    _, timings = protocol.runs(function, (1,), min_runs=1, min_seconds=0.02)
+    assert sum(t["nanoseconds"] for t in timings) >= 0.02e9
+
+
+@pytest.mark.parametrize("message, error", [
+    ({"id": 0, "kind": "define", "module": "nosuch"}, "has no module 'nosuch'"),
+    (evaluate(0, "llsq", "hessian", {"x": [1.0], "n": 3}), "has no function 'hessian'"),
+    (evaluate(0, "llsq", "primal", {"x": [1.0]}), "no field 'n'"),
+    (evaluate(0, "llsq", "primal", {"x": [1.0], "n": 0}), "'n' must be a positive integer"),
+    (evaluate(0, "llsq", "primal", {"x": "abc", "n": 3}), "'x' must be numbers"),
+    (evaluate(0, "det", "gradient", {"A": [1.0, 2.0, 3.0], "ell": 2}), "ell * ell = 4"),
+    (evaluate(0, "kmeans", "cost", {"points": [[1.0, 2.0]], "centroids": [[1.0]]}),
+     "one dimension d"),
+    (evaluate(0, "lse", "primal", {"x": [np.inf, 1.0]}), "not JSON"),  # NaN out
+    (evaluate(0, "llsq", "primal", {"x": [1.0], "n": 3}, min_runs="many"), "min_runs"),
+    ({"id": 0, "kind": "shutdown"}, "unknown message kind 'shutdown'"),
+    # the outer derivative differentiates the inner one: reverse inside reverse refused
+    (evaluate(0, "saddle", "rr", {"start": [1.0, 1.0]}), "NestingError"),
+])
+def test_what_cannot_be_served_is_answered_and_the_session_goes_on(message, error):
+    answers = session("reverse", [message, "not json at all", [1, 2],
+                                  {"id": 1, "kind": "define", "module": "lse"}])
+    assert answers[0]["id"] == 0 and answers[0]["success"] is False
+    assert error in answers[0]["error"]
+    assert answers[1]["success"] is False and "not a message" in answers[1]["error"]
+    assert answers[2]["success"] is False and "JSON object" in answers[2]["error"]
+    assert answers[3] == {"id": 1, "success": True}
+
+
+def test_the_command_serves_stdin_and_refuses_an_unknown_engine():
+    x = np.random.default_rng(SEED).random(8)
+    messages = [{"id": 0, "kind": "start", "eval": "lse"},
+                {"id": 1, "kind": "define", "module": "lse"},
+                evaluate(2, "lse", "gradient", {"x": x.tolist()})]
+    done = subprocess.run([sys.executable, "-m", "harness", "gradbench-tool", "--engine",
+                           "reverse"], input="".join(json.dumps(m) + "\n" for m in messages),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [a["id"] for a in answers] == [0, 1, 2]
+    np.testing.assert_allclose(answers[2]["output"], lse.lse_manual(x)[1][0], rtol=1e-12)
+    done = subprocess.run([sys.executable, "-m", "harness", "gradbench-tool", "--engine",
+                           "nosuch"], input="", capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "no engine 'nosuch'" in done.stderr
+
+
+@pytest.mark.slow  # nested descents: seconds per call
+def test_saddle_reaches_gradbenchs_answer():
+    """gradbench's saddle eval checks every pairing's output against one constant (its
+    run.py's expectation), within its tolerance."""
+    (answer,) = session("forward", [evaluate(0, "saddle", "ff", {"start": [1.0, 1.0]})])
+    assert answer["success"], answer
+    np.testing.assert_allclose(answer["output"], [8.246324826140356e-06] * 4, rtol=1e-9)
+
+
+def test_a_nested_evals_letters_are_the_modes_the_engines_declare():
+    """ff, fr, rf, rr: outer then inner; each letter served by an engine declaring that
+    mode, the tool's own engine taking its own (source is reverse mode); finite
+    differences declare none and serve both."""
+    forward, reverse, source, finite = (AD_ENGINES[k].gradient for k in
+                                        ("forward", "reverse", "source", "finite"))
+    assert evals._pairings("source")["fr"] == (forward, source)
+    assert evals._pairings("reverse")["rf"] == (reverse, forward)
+    assert evals._pairings("forward")["rr"] == (reverse, reverse)
+    assert set(evals._pairings("finite").values()) == {(finite, finite)}
+    with pytest.raises(ValueError, match="mode must be one of"):
+        ADBackend(name="x", role="engine", mode="sideways")
