@@ -11,8 +11,9 @@ engine taking its mode's letter (source transformation is reverse mode); finite
 differences, no mode, serve both. kmeans' ``dir`` (a Hessian's diagonal) is forward mode
 over the engine's gradient.
 
-Modules whose conventions are not yet checked against gradbench's reference (gmm, lstm,
-ba, ht) are not offered: the tool says so at ``define`` rather than risk a wrong output.
+Modules whose conventions are not yet checked against gradbench's reference (ba, whose
+outputs gradbench compresses to one camera and point repeated, and ht) are not offered:
+the tool says so at ``define`` rather than risk a wrong output.
 """
 
 import functools
@@ -20,7 +21,7 @@ import functools
 import numpy as np
 
 from kernels.ad import ENGINES
-from kernels.ad.evals import det, kmeans, llsq, lse, ode, particle, saddle
+from kernels.ad.evals import det, gmm, kmeans, llsq, lse, lstm, ode, particle, saddle
 
 from .protocol import Unserved
 
@@ -125,6 +126,73 @@ def _kmeans(outer_inner):
     return {"cost": cost, "dir": direction}
 
 
+def _shaped(payload, name, shape):
+    """Input field ``name`` as a float array of exactly ``shape`` (which may be empty)."""
+    try:
+        value = np.asarray(_field(payload, name), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise Unserved(f"input field {name!r} must be numbers: {exc}") from None
+    if value.shape != tuple(shape):
+        raise Unserved(f"input field {name!r} must have shape {tuple(shape)}, got "
+                       f"{value.shape}")
+    return value
+
+
+def _gmm_args(p):
+    """(alpha, mu, q, l), the differentiated inputs, and the data, of gradbench's gmm
+    input: d, k, n, x (n x d), m, gamma, alpha (k), mu and q (k x d), l (k x d(d-1)/2,
+    each precision factor's strictly lower part column by column, as ours)."""
+    d, k, n = _count(p, "d"), _count(p, "k"), _count(p, "n")
+    m, gamma = _field(p, "m"), _field(p, "gamma")
+    if isinstance(m, bool) or not isinstance(m, int) or m < 0:
+        raise Unserved(f"input field 'm' must be an integer >= 0, got {m!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or gamma <= 0:
+        raise Unserved(f"input field 'gamma' must be a positive number, got {gamma!r}")
+    args = (_shaped(p, "alpha", (k,)), _shaped(p, "mu", (k, d)), _shaped(p, "q", (k, d)),
+            _shaped(p, "l", (k, d * (d - 1) // 2)))
+    return args, {"x": _shaped(p, "x", (n, d)), "m": m, "gamma": float(gamma)}
+
+
+def _gmm(g):
+    def objective(p):
+        args, data = _gmm_args(p)
+        return gmm.gmm, args, _number, data
+
+    def jacobian(p):  # gradbench's name for the gradient, one list per input
+        args, data = _gmm_args(p)
+        return g, (functools.partial(gmm.gmm, **data), *args), \
+            lambda grads: dict(zip(("alpha", "mu", "q", "l"), map(_array, grads))), None
+    return {"objective": objective, "jacobian": jacobian}
+
+
+def _lstm_args(p):
+    """(main_params (2l x 4b), extra_params (3 x b)) and the data (state (2l x b),
+    sequence (c x b)) of gradbench's lstm input."""
+    main, extra = _floats(p, "main_params", 2), _floats(p, "extra_params", 2)
+    b = extra.shape[1]
+    if extra.shape[0] != 3 or main.shape[0] % 2 or main.shape[1] != 4 * b:
+        raise Unserved(f"main_params must be 2l x 4b and extra_params 3 x b, got "
+                       f"{main.shape} and {extra.shape}")
+    sequence = _floats(p, "sequence", 2)
+    if len(sequence) < 2 or sequence.shape[1] != b:
+        raise Unserved(f"input field 'sequence' must be c x b with c >= 2 and b = {b}, "
+                       f"got {sequence.shape}")
+    return (main, extra), {"state": _shaped(p, "state", (main.shape[0], b)),
+                           "sequence": sequence}
+
+
+def _lstm(g):
+    def objective(p):
+        args, data = _lstm_args(p)
+        return lstm.lstm, args, _number, data
+
+    def jacobian(p):  # the gradient, main_params' then extra_params', each row by row
+        args, data = _lstm_args(p)
+        return g, (functools.partial(lstm.lstm, **data), *args), \
+            lambda grads: np.concatenate([np.ravel(x) for x in grads]).tolist(), None
+    return {"objective": objective, "jacobian": jacobian}
+
+
 def _pairings(engine):
     """{letters: (outer, inner)} for the nested evals (module docstring): a letter is the
     mode the engines declare (kernels.ad.backend.ADBackend.mode), the tool's own engine
@@ -168,6 +236,7 @@ def modules(engine):
     timed and how its result becomes gradbench's output."""
     g = ENGINES[engine].gradient
     table = {"llsq": _llsq(g), "lse": _lse(g), "det": _det(g), "ode": _ode(g),
+             "gmm": _gmm(g), "lstm": _lstm(g),
              "kmeans": _kmeans(_pairings(engine)["f" + (ENGINES[engine].BACKEND.mode
                                                         or "f")[0]]),
              "particle": _nested(particle.particle, _particle_start, _number, engine),

@@ -12,11 +12,12 @@ import sys
 
 import numpy as np
 import pytest
+from scipy import special, stats
 
 from harness.gradbench import evals, protocol
 from kernels.ad import ENGINES as AD_ENGINES
 from kernels.ad.backend import ADBackend
-from kernels.ad.evals import det, kmeans, llsq, lse, ode
+from kernels.ad.evals import det, gmm, kmeans, llsq, lse, lstm, ode
 
 ENGINES = ("forward", "reverse", "source")
 SEED = 2026
@@ -59,6 +60,19 @@ def cases(rng):
     direction, _ = kmeans.kmeans_dir_manual(centroids, points=points)
     yield "kmeans", {"points": points.tolist(), "centroids": centroids.tolist()}, \
         {"cost": value, "dir": direction}
+    problem, (alpha, mu, q, lower) = gmm.PROBLEM.bind("d=3,k=4", rng)
+    value, grads = problem.manual(alpha, mu, q, lower)
+    data = problem.f.keywords
+    yield "gmm", {"d": 3, "k": 4, "n": len(data["x"]), "x": data["x"].tolist(),
+                  "m": data["m"], "gamma": data["gamma"], "alpha": alpha.tolist(),
+                  "mu": mu.tolist(), "q": q.tolist(), "l": lower.tolist()}, \
+        {"objective": value, "jacobian": dict(zip(("alpha", "mu", "q", "l"), grads))}
+    problem, (main, extra) = lstm.PROBLEM.bind("l=2,c=12", rng)
+    value, grads = problem.manual(main, extra)
+    data = problem.f.keywords
+    yield "lstm", {"main_params": main.tolist(), "extra_params": extra.tolist(),
+                   "state": data["state"].tolist(), "sequence": data["sequence"].tolist()}, \
+        {"objective": value, "jacobian": np.concatenate([g.ravel() for g in grads])}
 
 
 def check_output(module, function, got, expected):
@@ -66,6 +80,11 @@ def check_output(module, function, got, expected):
         first, last = expected
         assert len(got) == 16
         np.testing.assert_allclose([got[0], got[-1]], [first, last], rtol=1e-12)
+        return
+    if isinstance(expected, dict):
+        assert set(got) == set(expected)
+        for key in expected:
+            np.testing.assert_allclose(got[key], expected[key], rtol=1e-9, atol=1e-12)
         return
     np.testing.assert_allclose(np.asarray(got, dtype=float), expected, rtol=1e-9, atol=1e-12)
 
@@ -105,8 +124,11 @@ def test_finite_differences_answer_within_gradbenchs_tolerance():
             if module == "ode" and function == "primal":
                 continue
             (answer,) = session("finite", [evaluate(0, module, function, payload)])
-            got = np.asarray(answer["output"], dtype=float)
-            want = np.asarray(want, dtype=float)
+            got, want = answer["output"], want
+            if isinstance(want, dict):
+                got = np.concatenate([np.ravel(got[key]) for key in want])
+                want = np.concatenate([np.ravel(want[key]) for key in want])
+            got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
             assert np.all(np.abs(got - want) / np.maximum(np.abs(got) + np.abs(want), 1)
                           <= 1e-4), (module, function)
 
@@ -186,3 +208,23 @@ def test_a_nested_evals_letters_are_the_modes_the_engines_declare():
     assert set(evals._pairings("finite").values()) == {(finite, finite)}
     with pytest.raises(ValueError, match="mode must be one of"):
         ADBackend(name="x", role="engine", mode="sideways")
+
+
+def test_gmm_is_gradbenchs_log_posterior():
+    """The convention, checked apart from our eval's own code: with one component the
+    mixture is one Gaussian whose precision is Q^T Q (Q: exp(q) on the diagonal, l below
+    it column by column), so the objective is the sum of scipy's log densities plus the
+    Wishart prior gradbench adds (m extra degrees of freedom, precision gamma)."""
+    rng = np.random.default_rng(SEED)
+    d, n, m, gamma = 3, 50, 2, 1.5
+    x, mu, q, lower = (rng.standard_normal(s) for s in ((n, d), (1, d), (1, d), (1, 3)))
+    Q = np.diag(np.exp(q[0]))
+    Q[1, 0], Q[2, 0], Q[2, 1] = lower[0]
+    density = stats.multivariate_normal(mu[0], np.linalg.inv(Q.T @ Q)).logpdf(x).sum()
+    nu = d + m + 1
+    prior = (-(gamma ** 2 / 2 * (np.sum(np.exp(2 * q)) + np.sum(lower ** 2)) - m * q.sum())
+             + nu * d * np.log(gamma / np.sqrt(2)) - special.multigammaln(nu / 2, d))
+    (answer,) = session("reverse", [evaluate(0, "gmm", "objective", {
+        "d": d, "k": 1, "n": n, "x": x.tolist(), "m": m, "gamma": gamma, "alpha": [0.3],
+        "mu": mu.tolist(), "q": q.tolist(), "l": lower.tolist()})])
+    np.testing.assert_allclose(answer["output"], density + prior, rtol=1e-12)
