@@ -58,24 +58,33 @@ def _array(value):
     return np.asarray(value, dtype=float).tolist()
 
 
-def _gradient(grads):
+def _gradients(grads):
     """An engine's gradient of a one-argument function, as gradbench's list."""
     return _array(grads[0])
 
 
-def _llsq(g):
-    def primal(p):
-        return llsq.llsq, (_floats(p, "x", 1),), _number, {"n": _count(p, "n")}
+def _value(f, parse, to_json=_number):
+    """The function computing ``f`` at gradbench's input: ``parse(input) -> (args,
+    data)``, the differentiated arguments and the data bound as keywords."""
+    def prepare(payload):
+        args, data = parse(payload)
+        return functools.partial(f, **data), args, to_json
+    return prepare
 
-    def gradient(p):
-        return g, (functools.partial(llsq.llsq, n=_count(p, "n")), _floats(p, "x", 1)), \
-            _gradient, None
-    return {"primal": primal, "gradient": gradient}
+
+def _derivative(gradient, f, parse, to_json=_gradients):
+    """The function computing the engine's ``gradient`` of ``f`` at gradbench's input
+    (``parse`` as in :func:`_value`), with respect to every argument."""
+    def prepare(payload):
+        args, data = parse(payload)
+        return gradient, (functools.partial(f, **data), *args), to_json
+    return prepare
 
 
-def _lse(g):
-    return {"primal": lambda p: (lse.lse, (_floats(p, "x", 1),), _number, None),
-            "gradient": lambda p: (g, (lse.lse, _floats(p, "x", 1)), _gradient, None)}
+def _vector(*data):
+    """``parse`` of an input whose one argument is the vector ``x`` and whose data are
+    the positive integers named ``data``."""
+    return lambda p: ((_floats(p, "x", 1),), {name: _count(p, name) for name in data})
 
 
 def _det_args(p):
@@ -83,28 +92,7 @@ def _det_args(p):
     if a.size != ell * ell:
         raise Unserved(f"input field 'A' must hold ell * ell = {ell * ell} numbers, got "
                        f"{a.size}")
-    return ell, a
-
-
-def _det(g):
-    def primal(p):
-        ell, a = _det_args(p)
-        return det.det, (a,), _number, {"ell": ell}
-
-    def gradient(p):
-        ell, a = _det_args(p)
-        return g, (functools.partial(det.det, ell=ell), a), _gradient, None
-    return {"primal": primal, "gradient": gradient}
-
-
-def _ode(g):
-    def primal(p):
-        return ode.solve, (_floats(p, "x", 1),), _array, {"s": _count(p, "s")}
-
-    def gradient(p):  # of the last component of the end state
-        return g, (functools.partial(ode.ode, s=_count(p, "s")), _floats(p, "x", 1)), \
-            _gradient, None
-    return {"primal": primal, "gradient": gradient}
+    return (a,), {"ell": ell}
 
 
 def _kmeans_args(p):
@@ -112,18 +100,7 @@ def _kmeans_args(p):
     if points.shape[1] != centroids.shape[1]:
         raise Unserved(f"points and centroids must have one dimension d, got "
                        f"{points.shape[1]} and {centroids.shape[1]}")
-    return points, centroids
-
-
-def _kmeans(outer_inner):
-    def cost(p):
-        points, centroids = _kmeans_args(p)
-        return kmeans.kmeans, (centroids,), _number, {"points": points}
-
-    def direction(p):  # the engine's gradient, differentiated by forward mode
-        points, centroids = _kmeans_args(p)
-        return kmeans.kmeans_dir, (*outer_inner, centroids), _array, {"points": points}
-    return {"cost": cost, "dir": direction}
+    return (centroids,), {"points": points}
 
 
 def _shaped(payload, name, shape):
@@ -153,18 +130,6 @@ def _gmm_args(p):
     return args, {"x": _shaped(p, "x", (n, d)), "m": m, "gamma": float(gamma)}
 
 
-def _gmm(g):
-    def objective(p):
-        args, data = _gmm_args(p)
-        return gmm.gmm, args, _number, data
-
-    def jacobian(p):  # gradbench's name for the gradient, one list per input
-        args, data = _gmm_args(p)
-        return g, (functools.partial(gmm.gmm, **data), *args), \
-            lambda grads: dict(zip(("alpha", "mu", "q", "l"), map(_array, grads))), None
-    return {"objective": objective, "jacobian": jacobian}
-
-
 def _lstm_args(p):
     """(main_params (2l x 4b), extra_params (3 x b)) and the data (state (2l x b),
     sequence (c x b)) of gradbench's lstm input."""
@@ -179,18 +144,6 @@ def _lstm_args(p):
                        f"got {sequence.shape}")
     return (main, extra), {"state": _shaped(p, "state", (main.shape[0], b)),
                            "sequence": sequence}
-
-
-def _lstm(g):
-    def objective(p):
-        args, data = _lstm_args(p)
-        return lstm.lstm, args, _number, data
-
-    def jacobian(p):  # the gradient, main_params' then extra_params', each row by row
-        args, data = _lstm_args(p)
-        return g, (functools.partial(lstm.lstm, **data), *args), \
-            lambda grads: np.concatenate([np.ravel(x) for x in grads]).tolist(), None
-    return {"objective": objective, "jacobian": jacobian}
 
 
 def _pairings(engine):
@@ -209,9 +162,10 @@ def _pairings(engine):
     return {a + b: (by_letter[a], by_letter[b]) for a in "fr" for b in "fr"}
 
 
-def _nested(run, args_of, to_json, engine):
-    def prepare(outer, inner, p):
-        return run, (outer, inner, *args_of(p)), to_json, None
+def _nested(run, start, to_json, engine):
+    """Each pairing's function of a nested eval: ``run(outer, inner, *start(input))``."""
+    def prepare(outer, inner, payload):
+        return run, (outer, inner, *start(payload)), to_json
     return {name: functools.partial(prepare, *pair)
             for name, pair in _pairings(engine).items()}
 
@@ -235,23 +189,29 @@ def modules(engine):
     kernels.ad.ENGINES): ``prepare(input) -> (callable, arguments, to_json)``, the call
     timed and how its result becomes gradbench's output."""
     g = ENGINES[engine].gradient
-    table = {"llsq": _llsq(g), "lse": _lse(g), "det": _det(g), "ode": _ode(g),
-             "gmm": _gmm(g), "lstm": _lstm(g),
-             "kmeans": _kmeans(_pairings(engine)["f" + (ENGINES[engine].BACKEND.mode
-                                                        or "f")[0]]),
-             "particle": _nested(particle.particle, _particle_start, _number, engine),
-             "saddle": _nested(saddle.saddle, _saddle_start, _array, engine)}
-    return {module: {name: _bound(prepare) for name, prepare in functions.items()}
-            for module, functions in table.items()}
-
-
-def _bound(prepare):
-    """``prepare`` with the eval's data bound into its callable: each entry above gives
-    (callable, arguments, to_json, data), data the keyword arguments no derivative
-    sees (None: none)."""
-    def bound(payload):
-        function, arguments, to_json, data = prepare(payload)
-        if data:
-            function = functools.partial(function, **data)
-        return function, arguments, to_json
-    return bound
+    # kmeans' dir: forward mode over the engine's gradient
+    outer_inner = _pairings(engine)["f" + (ENGINES[engine].BACKEND.mode or "f")[0]]
+    return {
+        "llsq": {"primal": _value(llsq.llsq, _vector("n")),
+                 "gradient": _derivative(g, llsq.llsq, _vector("n"))},
+        "lse": {"primal": _value(lse.lse, _vector()),
+                "gradient": _derivative(g, lse.lse, _vector())},
+        "det": {"primal": _value(det.det, _det_args),
+                "gradient": _derivative(g, det.det, _det_args)},
+        # the primal is the whole end state, the gradient that of its last component
+        "ode": {"primal": _value(ode.solve, _vector("s"), _array),
+                "gradient": _derivative(g, ode.ode, _vector("s"))},
+        "kmeans": {"cost": _value(kmeans.kmeans, _kmeans_args),
+                   "dir": _value(functools.partial(kmeans.kmeans_dir, *outer_inner),
+                                 _kmeans_args, _array)},
+        "gmm": {"objective": _value(gmm.gmm, _gmm_args),
+                # gradbench's "jacobian" is the gradient, one list per input
+                "jacobian": _derivative(g, gmm.gmm, _gmm_args, lambda grads: dict(
+                    zip(("alpha", "mu", "q", "l"), map(_array, grads))))},
+        "lstm": {"objective": _value(lstm.lstm, _lstm_args),
+                 # the gradient, main_params' then extra_params', each row by row
+                 "jacobian": _derivative(g, lstm.lstm, _lstm_args, lambda grads: np.concatenate(
+                     [np.ravel(x) for x in grads]).tolist())},
+        "particle": _nested(particle.particle, _particle_start, _number, engine),
+        "saddle": _nested(saddle.saddle, _saddle_start, _array, engine),
+    }
