@@ -79,7 +79,7 @@ class Tool:
 
     def _module(self, message):
         module = message.get("module")
-        if module not in self.modules:
+        if not isinstance(module, str) or module not in self.modules:
             raise Unserved(f"{self.name} has no module {module!r}; it has "
                            f"{', '.join(sorted(self.modules))}")
         return self.modules[module]
@@ -87,7 +87,7 @@ class Tool:
     def _evaluate(self, message):
         functions = self._module(message)
         name = message.get("function")
-        if name not in functions:
+        if not isinstance(name, str) or name not in functions:
             raise Unserved(f"module {message['module']!r} has no function {name!r}; it has "
                            f"{', '.join(sorted(functions))}")
         payload, min_runs, min_seconds = _repeats(message.get("input"))

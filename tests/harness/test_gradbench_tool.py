@@ -147,6 +147,8 @@ def test_runs_repeat_until_both_the_runs_and_the_seconds_are_reached():
 
 @pytest.mark.parametrize("message, error", [
     ({"id": 0, "kind": "define", "module": "nosuch"}, "has no module 'nosuch'"),
+    ({"id": 0, "kind": "define", "module": ["llsq"]}, "has no module ['llsq']"),
+    (evaluate(0, "llsq", {"f": 1}, {"x": [1.0], "n": 3}), "has no function {'f': 1}"),
     (evaluate(0, "llsq", "hessian", {"x": [1.0], "n": 3}), "has no function 'hessian'"),
     (evaluate(0, "llsq", "primal", {"x": [1.0]}), "no field 'n'"),
     (evaluate(0, "llsq", "primal", {"x": [1.0], "n": 0}), "'n' must be a positive integer"),
