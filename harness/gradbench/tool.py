@@ -15,7 +15,8 @@ def main(opts, stdin=None, stdout=None, stderr=None):
         stderr.write(f"gradbench-tool: no engine {opts.engine!r}; the engines are "
                      f"{', '.join(sorted(ENGINES))}\n")
         return 2
-    tool = protocol.Tool(f"qsim-ad-bench-{opts.engine}", evals.modules(opts.engine))
+    facts = ENGINES[opts.engine].BACKEND  # the name it declares, under its package's
+    tool = protocol.Tool(f"{facts.package}-{facts.name}", evals.modules(opts.engine))
 
     def write(line):  # one flushed line a response: the eval waits for each
         stdout.write(line)
