@@ -239,14 +239,17 @@ def astype(x, dtype, **kwargs):
 
 
 class Layout:
-    """How :func:`join` assembles its elements: each one's shape, the axis, the final
-    shape (or None), and each one's extent along the axis."""
+    """How :func:`join` assembles its elements: each one's shape as joined, the axis, the
+    final shape (or None), each one's extent along the axis, and each one's shape as given
+    (what its cotangent is reshaped to: a vjp needs no element itself, so the reverse
+    engine's tape need not keep them)."""
 
-    __slots__ = ("shapes", "axis", "final", "sizes")
+    __slots__ = ("shapes", "axis", "final", "sizes", "given")
 
-    def __init__(self, shapes, axis, final=None):
+    def __init__(self, shapes, axis, final=None, *, given):
         self.shapes, self.axis, self.final = tuple(shapes), axis, final
         self.sizes = [s[axis] for s in self.shapes]
+        self.given = tuple(given)
 
 
 def _atleast(shape, k):
@@ -261,27 +264,33 @@ def _atleast(shape, k):
 
 def layout(kind, shapes, axis=0, final=None):
     """The Layout of a join of elements of ``shapes`` (see :data:`JOINS`)."""
-    shapes = [tuple(s) for s in shapes]
-    if not shapes:
+    given = [tuple(s) for s in shapes]
+    if not given:
         raise ValueError(f"{kind} needs at least one array")
+    joined, axis = _joined(kind, given, axis)
+    return Layout(joined, axis, final if kind == "array" else None, given=given)
+
+
+def _joined(kind, shapes, axis):
+    """Each element's shape as ``kind`` joins it, and the axis it joins along."""
     if kind == "concatenate":
         if axis is None:
-            return Layout([(int(np.prod(s)),) for s in shapes], 0)
-        return Layout(shapes, axis % len(shapes[0]))
+            return [(int(np.prod(s)),) for s in shapes], 0
+        return shapes, axis % len(shapes[0])
     if kind == "stack":
         axis = axis % (len(shapes[0]) + 1)
-        return Layout([s[:axis] + (1,) + s[axis:] for s in shapes], axis)
+        return [s[:axis] + (1,) + s[axis:] for s in shapes], axis
     if kind == "vstack":
-        return Layout([_atleast(s, 2) for s in shapes], 0)
+        return [_atleast(s, 2) for s in shapes], 0
     if kind == "hstack":
         shapes = [_atleast(s, 1) for s in shapes]
-        return Layout(shapes, 0 if len(shapes[0]) == 1 else 1)
+        return shapes, 0 if len(shapes[0]) == 1 else 1
     if kind == "dstack":
-        return Layout([_atleast(s, 3) for s in shapes], 2)
+        return [_atleast(s, 3) for s in shapes], 2
     if kind == "column_stack":
-        return Layout([(s[0], 1) if len(s) == 1 else _atleast(s, 2) for s in shapes], 1)
+        return [(s[0], 1) if len(s) == 1 else _atleast(s, 2) for s in shapes], 1
     if kind == "array":
-        return Layout([(1,) + s for s in shapes], 0, final)
+        return [(1,) + s for s in shapes], 0
     raise ValueError(f"unknown join {kind!r}")
 
 
@@ -365,7 +374,7 @@ def _concatenator_canonical(kind):
                                        f"differentiable; use np.concatenate")
             items.append(np.r_[item] if isinstance(item, slice) else item)
         shapes = [_shape(e) for e in items]
-        lay = (Layout([_atleast(s, 1) for s in shapes], 0) if kind == "r_"
+        lay = (Layout([_atleast(s, 1) for s in shapes], 0, given=shapes) if kind == "r_"
                else layout("column_stack", shapes))
         return join, tuple(items), {"layout": lay}, lambda cts: (list(cts),)
     return canonical

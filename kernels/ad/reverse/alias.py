@@ -81,7 +81,7 @@ def shared(self, other):
     if type(value) is not np.ndarray:
         return "whose value is itself traced (nested differentiation)"
     members = _members(self)
-    if any(not m._parents for m in members):
+    if any(not m._node[1] for m in members):  # a leaf's node has no links
         return ("that is, or is a view of, an argument of f (numpy would write into the "
                 "caller's array)")
     owner = _owner(value)

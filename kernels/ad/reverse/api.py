@@ -35,6 +35,7 @@ from .variable import (
     _new,
     _next_seq,
     _shape,
+    leaf_node,
 )
 
 _NOTHING = (None, None)  # (leaf, cotangent) of an argument f does not depend on
@@ -61,9 +62,9 @@ def gradient(f, *args):
         t = type(a)
         value = a if t is float or t is _ndarray and a.dtype is _F64 else _leaf_value(i, a)
         leaf = _new(ArrayVariable if type(value) is not float and value.ndim else Variable)
-        leaf.value = value
-        leaf.grad, leaf._seq, leaf._parents = None, _next_seq(), ()
-        leaves.append(leaf)  # a leaf's _vjps, _args, _kwargs are never read
+        leaf.value, leaf.grad = value, None
+        leaf._node = leaf_node(leaf)
+        leaves.append(leaf)
     collecting = gc.isenabled()
     gc.disable()
     running = _nesting.active()
@@ -102,7 +103,7 @@ def gradient(f, *args):
     _nesting.check_leaves(found, start)
     outputs = []
     for leaf, a in zip(leaves, args):
-        ct = found.get(leaf._seq, _NOTHING)[1]
+        ct = found.get(leaf._node[0], _NOTHING)[1]
         if (type(ct) is _ndarray and type(a) is _ndarray and ct.dtype is _F64
                 and ct.shape == a.shape and ct is not a and ct.flags.writeable):
             outputs.append(ct)  # as_output's first case, without its call (tr(A @ B): 2%)
@@ -153,7 +154,7 @@ def jacobian(f, x):
             for i in range(int(np.prod(shape))):
                 found = backpropagate(out, jacobian_seed(shape, i))
                 _reverse_nesting.check_leaves_of(found, start)
-                rows.append(_entry(found.get(leaf._seq, (None, None))[1], x))
+                rows.append(_entry(found.get(leaf._node[0], (None, None))[1], x))
     finally:
         running.pop()
         if collecting:
@@ -165,7 +166,8 @@ def jacobian(f, x):
 
 def _dual_leaf(x):
     leaf = object.__new__(ArrayVariable)
-    leaf.value, leaf.grad, leaf._seq, leaf._parents = x, None, _next_seq(), ()
+    leaf.value, leaf.grad = x, None
+    leaf._node = leaf_node(leaf)
     return leaf
 
 

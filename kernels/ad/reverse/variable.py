@@ -5,8 +5,20 @@ operation applied to it, and :meth:`Variable.backward` replays the record backwa
 Plain numpy code runs unchanged on Variables: ``np.sin(v)`` reaches
 :meth:`Variable.__array_ufunc__`, ``np.sum(v)``/``np.dot(a, v)``/``np.trace(v)`` reach
 :meth:`Variable.__array_function__`, and the Python operators are methods of their own (no
-numpy dispatch on the hottest path). Each recorded node keeps its rule's vjps, the plain
-values of its arguments and its parents; the maths lives in :mod:`kernels.ad.rules`.
+numpy dispatch on the hottest path). The maths lives in :mod:`kernels.ad.rules`.
+
+The tape is apart from the Variables: each Variable holds its value and its *node*, and a
+node holds its parents' nodes, its rule's vjps and only what those vjps read of the
+operation (the rule says which: ``Rule.keeps``). So a value that no vjp reads (the sum
+inside ``y + h * k``, a product that is only concatenated) is freed as soon as the user's
+code lets go of its Variable, as a hand-written adjoint frees it, instead of living on the
+tape until the backward pass.
+
+A node is a tuple, ``(seq, links, vjps, args, kwargs, ans, shape, kind)``: its creation
+number; ``((i, parent's node), ...)`` for the arguments it depends on; the rule's vjps;
+the arguments and the output as far as the vjps read them (None elsewhere); the output's
+shape and type, for the cotangent accumulated into it. A leaf's node has no links and, in
+the output's place, a weak reference to its Variable (to hand it its ``.grad``).
 
 ``backward`` needs no recursion: nodes are numbered as they are created, a node's parents
 always exist before it, so popping the highest number first from a heap visits every node
@@ -16,6 +28,7 @@ after all of its consumers (a reverse topological order found in one pass).
 import itertools
 import numbers
 import operator
+import weakref
 
 import numpy as np
 
@@ -29,6 +42,7 @@ _float64 = np.float64
 _F64 = np.dtype(np.float64)
 _next_seq = itertools.count().__next__
 _new = object.__new__
+_weakref = weakref.ref
 
 _REAL_KINDS = frozenset("fiu")
 _NUMERIC_KINDS = frozenset("fiucb")
@@ -54,8 +68,7 @@ class Variable(_arrays.Traced):
 
     # _family: the Variables over the same array, for in-place operators (_reverse_alias);
     # unset, and free, for the Variables that share no array
-    __slots__ = ("value", "grad", "_seq", "_parents", "_vjps", "_args", "_kwargs", "_family",
-                 "__weakref__")
+    __slots__ = ("value", "grad", "_node", "_family", "__weakref__")
     _AD_NAME, _AD_ENGINE = "a Variable", "reverse mode"  # for the escape errors (_arrays)
 
     def __new__(cls, value=None):
@@ -66,9 +79,7 @@ class Variable(_arrays.Traced):
     def __init__(self, value):
         self.value = _real_value(value, "the value of a Variable")
         self.grad = None
-        self._seq = _next_seq()
-        self._parents = ()
-        self._vjps = self._args = self._kwargs = None
+        self._node = leaf_node(self)
 
     def zero_grad(self):
         """Forget the accumulated gradient (``.grad = None``)."""
@@ -114,7 +125,7 @@ class Variable(_arrays.Traced):
                 rule = RULES.get(ufunc)
                 if rule is not None:
                     x = self.value
-                    return _record(ufunc(x), rule.vjps, (x,), None, ((0, self),))
+                    return _record(ufunc(x), rule, (x,), None, ((0, self),))
             name = f"numpy.{ufunc.__name__}"
             checked = []
             for a in inputs:
@@ -158,7 +169,7 @@ class Variable(_arrays.Traced):
                            getattr(func, "_implementation", func))(x)
                 except (ValueError, TypeError, IndexError) as err:
                     raise _operation_error(rule.name, args, err) from err
-                return _record(ans, rule.vjps, (x,), None, ((0, self),))
+                return _record(ans, rule, (x,), None, ((0, self),))
         if len(types) > 1:
             for t in types:
                 if not issubclass(t, (Variable, _ndarray)):
@@ -192,7 +203,7 @@ class Variable(_arrays.Traced):
     __hash__ = object.__hash__  # identity, as PyTorch tensors: == compares values
 
     def __repr__(self):
-        kind = "" if self._parents else ", leaf"
+        kind = "" if self._node[1] else ", leaf"
         return f"Variable({self.value!r}{kind})"
 
 
@@ -217,14 +228,14 @@ class ArrayVariable(Variable):
             ans = x[index]
         except (IndexError, TypeError, ValueError) as err:
             raise _operation_error(f"indexing ({rule.name})", (self, index), err) from err
-        return _record(ans, rule.vjps, (x, index), None, ((0, self),))
+        return _record(ans, rule, (x, index), None, ((0, self),))
 
     def __iter__(self):
         x = self.value
-        vjps = (RULES.get(operator.getitem) or lookup(operator.getitem)).vjps
+        rule = RULES.get(operator.getitem) or lookup(operator.getitem)
         parents = ((0, self),)  # shared by every element: one tuple for the whole loop
         for i in range(len(x)):
-            yield _record(x[i], vjps, (x, i), None, parents)
+            yield _record(x[i], rule, (x, i), None, parents)
 
 
 _arrays.install_inplace(ArrayVariable, rules.BINARY_OPERATORS, shared=_reverse_alias.shared,
@@ -238,22 +249,49 @@ rules.install_methods(Variable, lambda fn, args, kwargs: _dispatch(fn, args, kwa
 
 # -- recording ----------------------------------------------------------------------------
 
-def _record(value, vjps, args, kwargs, parents):
-    """A new interior Variable; slots are set directly to skip ``__init__``'s checks."""
+def leaf_node(variable):
+    """The node of a leaf (an input): no links; a weak reference to the Variable where an
+    interior node keeps its output, so that the tape does not keep the leaf alive."""
+    value = variable.value
+    t = type(value)
+    return (_next_seq(), (), None, None, None, _weakref(variable),
+            value.shape if t is _ndarray else () if t is float else np.shape(value), t)
+
+
+def _record(value, rule, args, kwargs, parents):
+    """A new interior Variable and its node (the module docstring); ``parents``: ``((i,
+    Variable), ...)`` for the arguments it depends on. Slots are set directly to skip
+    ``__init__``'s checks."""
     # every ndarray value is an ArrayVariable (a 0-d one too: numpy answers its len() and
     # indexing with its own errors), without reading .ndim on the hot path
     t = type(value)
     # scalars first (an element loop's); a forward Dual value (forward over reverse) is an
     # ArrayVariable if it holds an array
-    v = _new(Variable if t is _float64 or t is float else
-             ArrayVariable if t is _ndarray or getattr(value, "ndim", 0) else Variable)
+    if t is _float64 or t is float:
+        v, shape = _new(Variable), ()
+    elif t is _ndarray:
+        v, shape = _new(ArrayVariable), value.shape
+    else:
+        v = _new(ArrayVariable if getattr(value, "ndim", 0) else Variable)
+        shape = np.shape(value)
     v.value = value
     v.grad = None
-    v._seq = _next_seq()
-    v._parents = parents
-    v._vjps = vjps
-    v._args = args
-    v._kwargs = kwargs
+    # unpacked by count: a comprehension is a call of its own (a third of a scalar node)
+    n = len(parents)
+    if n == 1:
+        (i, p), = parents
+        links = ((i, p._node),)
+        mask = 1 << i
+    elif n == 2:
+        (i, p), (j, q) = parents
+        links = ((i, p._node), (j, q._node))
+        mask = 1 << i | 1 << j
+    else:
+        links = tuple([(i, p._node) for i, p in parents])
+        mask = sum(1 << i for i, _ in parents)
+    keeps_ans, prune = rule.kept.get(mask) or rule.keeps(mask)
+    v._node = (_next_seq(), links, rule.vjps, args if prune is None else prune(args), kwargs,
+               value if keeps_ans else None, shape, t)
     if t is _ndarray:
         if value.base is not None:  # a view: of a parent's array, most likely
             _reverse_alias.note_view(v, value, parents)
@@ -308,7 +346,7 @@ def _apply(fn, args, kwargs):
         raise _operation_error(rule.name, args, err) from err
     if not parents:
         return ans
-    return _record(ans, vjps, values, kwargs, parents)
+    return _record(ans, rule, values, kwargs, parents)
 
 
 #: numpy calls on Variables (rules.dispatcher): the entry of __array_function__ and the
@@ -397,7 +435,7 @@ def _binary_methods(op, symbol):
             ans = op(x, y)
         except (ValueError, TypeError) as err:
             raise _operation_error(f"{rule.name} ({symbol})", (self, other), err) from err
-        return _record(ans, rule.vjps, (x, y), None, parents)
+        return _record(ans, rule, (x, y), None, parents)
 
     def reflected(self, other):  # only reached with a constant on the left
         rule = RULES.get(op) or lookup(op)
@@ -409,7 +447,7 @@ def _binary_methods(op, symbol):
             ans = op(x, y)
         except (ValueError, TypeError) as err:
             raise _operation_error(f"{rule.name} ({symbol})", (other, self), err) from err
-        return _record(ans, rule.vjps, (x, y), None, ((1, self),))
+        return _record(ans, rule, (x, y), None, ((1, self),))
 
     return method, reflected
 
@@ -418,7 +456,7 @@ def _unary_method(op):
     def method(self):
         rule = RULES.get(op) or lookup(op)
         x = self.value
-        return _record(op(x), rule.vjps, (x,), None, ((0, self),))
+        return _record(op(x), rule, (x,), None, ((0, self),))
     return method
 
 

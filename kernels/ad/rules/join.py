@@ -17,7 +17,7 @@ def _join_vjp(i, g, ans, *elements, layout):
         g = np.reshape(g, (-1,) + layout.shapes[0][1:])
     start = sum(layout.sizes[:i])
     index = (slice(None),) * layout.axis + (slice(start, start + layout.sizes[i]),)
-    return np.reshape(g[index], np.shape(elements[i]))
+    return np.reshape(g[index], layout.given[i])
 
 
 def _join_jvp(ts, ans, *elements, layout):

@@ -26,6 +26,7 @@ from .._cotangents import (  # noqa: F401 - the rules' helpers, found here as be
     unbroadcast,
 )
 from ..errors import MissingRuleError  # noqa: F401 - rules.MissingRuleError, as before
+from . import reads as _reads
 
 
 class Rule:
@@ -37,13 +38,32 @@ class Rule:
     ``keywords``: the array keywords (``where``, ``initial``; kernels/ad/_keywords.py) its
     vjps and jvp differentiate; engines drop or refuse the others before calling it."""
 
-    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family")
+    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family", "kept")
 
     def __init__(self, name, vjps, jvp, composite=None, keywords=()):
         self.name, self.jvp, self.composite = name, jvp, composite
         self.keywords = frozenset(keywords)
         self.family = _family()
         self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
+        self.kept = {}  # keeps()'s answers, by set of arguments
+
+    def keeps(self, parents):
+        """``(keeps ans, prune)`` of an operation whose differentiable arguments are the
+        bits of ``parents`` (bit i: positional argument i): whether the vjps of those
+        arguments read the output, and a function from the argument tuple to what a
+        recorded node must keep of it (None: all of it). Read off the vjps' code
+        (kernels/ad/rules/reads.py) once per set of arguments, then found in ``kept``."""
+        keeps = self.kept.get(parents)
+        if keeps is None:
+            vjps = self.vjps
+            if isinstance(vjps, EveryArgument):
+                found = [_reads.reads(vjps.vjp, 2)]  # vjp(i, g, ans, *args)
+            else:
+                found = [_reads.reads(v, 1) for i, v in enumerate(vjps)
+                         if v is not None and parents >> i & 1]
+            ans_read, positions = _reads.union(found)
+            keeps = self.kept[parents] = (ans_read, _reads.pruner(positions))
+        return keeps
 
     def __repr__(self):
         return f"Rule({self.name})"
@@ -182,7 +202,7 @@ def defpartials(fn, *partials, name=None):
     def vjp_of(partial):
         if partial is None:
             return None
-        return lambda g, ans, *args: g * partial(ans, *args)
+        return _reads.through(lambda g, ans, *args: g * partial(ans, *args), partial, 0)
 
     if len(partials) == 1:
         (partial,) = partials
