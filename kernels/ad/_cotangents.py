@@ -137,6 +137,21 @@ def accumulate(acc, ct, shape):
     return acc + ct
 
 
+def distinct(outputs):
+    """``outputs`` (gradients about to be handed to a user), an array that appears more than
+    once copied: a vjp may give two arguments the same cotangent (``x + y``), and each
+    gradient must be an array of its own."""
+    seen = set()
+    out = list(outputs)
+    for k, o in enumerate(out):
+        if type(o) is np.ndarray:
+            if id(o) in seen:
+                out[k] = o.copy()
+            else:
+                seen.add(id(o))
+    return tuple(out)
+
+
 def as_output(ct, like):
     """A finished gradient in the contract's form: a float for a scalar argument, else an
     array of ``like``'s shape (zeros where nothing flowed back)."""

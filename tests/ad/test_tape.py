@@ -155,3 +155,25 @@ def test_backward_after_the_leaf_is_gone_gives_the_others_their_gradients():
     gc.collect()
     out.backward()
     np.testing.assert_array_equal(b.grad, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("engine", ["reverse", "source"])
+def test_arguments_given_one_cotangent_get_arrays_of_their_own(engine):
+    """add's vjp hands its argument the output's cotangent itself, unmultiplied: the
+    gradients of x and y in (x + y) * c leave the engine as two arrays."""
+    from kernels.ad import ENGINES
+    c = np.array([2.0, 3.0])
+
+    def f(x, y):
+        return np.sum((x + y) * c)
+    gx, gy = ENGINES[engine].gradient(f, np.ones(2), np.zeros(2))
+    np.testing.assert_array_equal(gx, c)
+    gx[0] = 99.0
+    np.testing.assert_array_equal(gy, c)
+
+
+def test_leaves_given_one_cotangent_get_grads_of_their_own():
+    x, y = Variable(np.ones(2)), Variable(np.zeros(2))
+    np.sum((x + y) * np.array([2.0, 3.0])).backward()
+    x.grad[0] = 99.0
+    np.testing.assert_array_equal(y.grad, [2.0, 3.0])

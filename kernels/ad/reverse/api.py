@@ -111,7 +111,7 @@ def gradient(f, *args):
             outputs.append(_cotangents.traced_as_output(ct, a))
         else:
             outputs.append(rules.as_output(ct, a))
-    return tuple(outputs)
+    return _cotangents.distinct(outputs) if len(outputs) > 1 else tuple(outputs)
 
 
 def _leaf_value(i, a):

@@ -10,7 +10,7 @@ import heapq
 
 import numpy as np
 
-from ..rules import accumulate, densify
+from ..rules import accumulate, densify, distinct
 
 _ndarray = np.ndarray
 _float64 = np.float64
@@ -82,4 +82,7 @@ def _leaf_cotangents(leaves, cts):
         elif type(ct) is not float:
             ct = densify(ct)
         found[seq] = (leaf, ct)
+    if len(found) > 1:  # two leaves given one array (x + y): each gets its own
+        cts = distinct([ct for _, ct in found.values()])
+        found = {seq: (leaf, ct) for (seq, (leaf, _)), ct in zip(found.items(), cts)}
     return found

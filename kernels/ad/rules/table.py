@@ -21,6 +21,7 @@ from .._cotangents import (  # noqa: F401 - the rules' helpers, found here as be
     accumulate,
     as_output,
     densify,
+    distinct,
     is_complex,
     real_cotangent,
     unbroadcast,
@@ -194,15 +195,26 @@ def _lift(t, ndim):
     return t
 
 
+def _partial_vjp(partial):
+    """The vjp of an argument whose local partial derivative is ``partial`` (None: none)."""
+    if partial is None:
+        return None
+
+    def vjp(g, ans, *args):
+        d = partial(ans, *args)
+        if type(d) is float and d == 1.0:
+            # add's and subtract's first partial: g itself, no pass over it (no engine
+            # writes into a cotangent; where two arguments' gradients leave an engine as
+            # one array, _cotangents.distinct copies one)
+            return g
+        return g * d
+    return _reads.through(vjp, partial, 0)
+
+
 def defpartials(fn, *partials, name=None):
     """Register the elementwise ``fn`` from its local partial derivatives, one per argument:
     ``partial(ans, *args)`` is d ans / d arg, broadcastable to ``ans``. None marks an
     argument that is not differentiable."""
-
-    def vjp_of(partial):
-        if partial is None:
-            return None
-        return _reads.through(lambda g, ans, *args: g * partial(ans, *args), partial, 0)
 
     if len(partials) == 1:
         (partial,) = partials
@@ -241,7 +253,7 @@ def defpartials(fn, *partials, name=None):
                 out = np.broadcast_to(out, out.shape[:1] + np.shape(ans))
             return out
 
-    RULES[fn] = Rule(name or _name(fn), [vjp_of(p) for p in partials], jvp)
+    RULES[fn] = Rule(name or _name(fn), [_partial_vjp(p) for p in partials], jvp)
     return fn
 
 

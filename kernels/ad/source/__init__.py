@@ -214,7 +214,7 @@ def gradient(f, *args):
     if type(value) is not np.float64 and type(value) is not float:
         _check_value(value, t)
     try:
-        return tuple(map(_output, adjoint(1.0), args))
+        return _cotangents.distinct(map(_output, adjoint(1.0), args))
     except _NotDifferentiable:
         _check_arguments(args)
         raise
@@ -240,7 +240,7 @@ def _gradient_bound(p, args):
         _check_value(value, t)
     cotangents = adjoint(1.0)[len(bound):len(bound) + len(args)]
     try:
-        return tuple(map(_output, cotangents, args))
+        return _cotangents.distinct(map(_output, cotangents, args))
     except _NotDifferentiable:
         _check_arguments(args)
         raise
