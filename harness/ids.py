@@ -36,6 +36,8 @@ EVAL_NESTED = "ad_evals.EvalNested.time_nested"
 EVAL_OBJECTIVE = "ad_evals.EvalObjective.time_objective"
 EVAL_VS_OBJECTIVE = "ad_evals.EvalRatios.track_vs_objective"
 EVAL_VS_MANUAL = "ad_evals.EvalRatios.track_vs_manual"
+EVAL_MEMORY = "ad_evals.EvalMemory.track_peak_mib"
+EVAL_OBJECTIVE_MEMORY = "ad_evals.EvalObjectiveMemory.track_peak_mib"
 
 # variational circuits
 VARIATIONAL_GRADIENT = "variational_gradients.Gradient.time_gradient"

@@ -118,6 +118,8 @@ SECTIONS = (
          eval_tables.eval_times, [ids.EVAL_GRADIENT]),
         ("table", "ad_eval_ratios", "x objective / x manual, sampled in one process",
          eval_tables.eval_ratios, [ids.EVAL_VS_OBJECTIVE]),
+        ("table", "ad_eval_memory", "Peak memory per derivative (x objective)",
+         eval_tables.eval_memory, [ids.EVAL_MEMORY]),
         ("table", "ad_eval_targets", "Targets on the evals", eval_tables.eval_targets,
          [ids.EVAL_GRADIENT]),
     ]),

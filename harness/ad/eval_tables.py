@@ -80,6 +80,26 @@ def eval_ratios(res):
         markdown.matrix(rows, cell, ("eval", "size"))
 
 
+def eval_memory(res):
+    """Peak memory one derivative adds, and its ratio to the plain objective's own peak
+    (a tape's cost in memory: what it keeps for the backward pass)."""
+    peaks = _by_case(optional(res, ids.EVAL_MEMORY))
+    if not peaks:
+        return ""
+    objective = {case: mib for (case, b), mib in
+                 optional(res, ids.EVAL_OBJECTIVE_MEMORY).items() if b == "numpy"}
+    rows = {case: {b: (mib, objective.get(case)) for b, mib in row.items()}
+            for case, row in peaks.items()}
+
+    def cell(row, b):
+        mib, f = row[b]
+        # below a tenth of a MiB the resident set's granularity (pages) is the story
+        ratio = f" ({mib / f:.3g}x f)" if f and f >= 0.1 else ""
+        return f"{mib:.3g} MiB{ratio}"
+    return ("peak memory one derivative adds (its ratio to one objective's own peak)\n\n"
+            + markdown.matrix(rows, cell, ("eval", "size")))
+
+
 def eval_targets(res):
     """The targets on the evals (harness.targets): the engines' gradient / objective at
     gradbench's middle size of the evals named (the full profile runs those sizes; the
@@ -103,4 +123,5 @@ def eval_targets(res):
 
 SECTIONS = (("AD evals: derivative time per backend", eval_times),
             ("AD evals: x objective / x manual (one process)", eval_ratios),
+            ("AD evals: peak memory", eval_memory),
             ("AD evals: targets", eval_targets))

@@ -9,12 +9,15 @@ the longest a tool's first call may be predicted to take (past it, the combinati
 skipped with the prediction as its reason). The report divides each gradient time by the
 hand-written one and by the plain objective's (``EvalObjective``, "numpy");
 ``EvalRatios`` samples the same two ratios in alternation, in one process, on the
-gradient evals, for the backends the targets are stated for."""
+gradient evals, for the backends the targets are stated for. ``EvalMemory`` and
+``EvalObjectiveMemory``: the peak memory one derivative and one objective add."""
 
 from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, ObjectiveSuite, Suite, cases,
                         validated)
 
+from harness import memory
 from harness.ad.backends import jacobian_names, nested_names
+from harness.errors import Unavailable
 from harness.timing import interleaved_ratio
 
 CASES = cases("ad_eval_sizes", origin="evals")
@@ -93,3 +96,35 @@ class EvalRatios(_Eval):
         return interleaved_ratio(self.runner.gradient, manual.gradient)
 
     track_vs_manual.unit = "ratio"
+
+
+def _peak_mib(call):
+    """MiB the resident set grew at its peak during one ``call()`` (harness.memory)."""
+    grown = memory.peak_increase(call)
+    if grown is None:
+        raise Unavailable("the resident set's high-water mark cannot be reset here")
+    return round(grown / 2 ** 20, 3)
+
+
+class EvalMemory(_Eval):
+    """Peak memory one derivative adds (what a tape keeps, and the backward pass's
+    cotangents), beside the objective's own (``EvalObjectiveMemory``)."""
+
+    params = (OBJECTIVE_CASES, BACKENDS)
+
+    def track_peak_mib(self, case, backend):
+        return _peak_mib(self.runner.gradient)
+
+    track_peak_mib.unit = "MiB"
+
+
+class EvalObjectiveMemory(ObjectiveSuite):
+    """Peak memory one plain objective adds: what each derivative's is divided by."""
+
+    params = (OBJECTIVE_CASES, ["numpy"])
+    limit = LIMIT
+
+    def track_peak_mib(self, case, backend):
+        return _peak_mib(self.runner.objective)
+
+    track_peak_mib.unit = "MiB"

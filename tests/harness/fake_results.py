@@ -59,8 +59,8 @@ EVAL_CASES = [repr(("llsq", 16)), repr(("llsq", 32)), repr(("gmm", "d=2,k=5"))]
 
 def add_evals(res):
     """The eval suite: gradients of manual, reverse, source and torch (torch skipped on
-    gmm), a Jacobian eval (ht), the plain objective, and reverse's ratios sampled in one
-    process."""
+    gmm), a Jacobian eval (ht), the plain objective, reverse's ratios sampled in one
+    process, and the peak memory of the gradients and the objective."""
     backends = ["'manual'", "'reverse'", "'source'", "'torch'"]
     nan = math.nan
     add(res, ids.EVAL_GRADIENT, [EVAL_CASES, backends],
@@ -74,3 +74,7 @@ def add_evals(res):
         [1e-3, 4e-3, 9e-3, 2e-3])
     add(res, ids.EVAL_VS_OBJECTIVE, [EVAL_CASES, ["'reverse'"]], [2.1, 2.9, 7.5])
     add(res, ids.EVAL_VS_MANUAL, [EVAL_CASES, ["'reverse'"]], [1.9, 1.4, 4.1])
+    # peak MiB one gradient adds (the first llsq below the ratio's floor), one objective's
+    add(res, ids.EVAL_MEMORY, [EVAL_CASES, ["'manual'", "'reverse'"]],
+        [0.01, 0.02, 0.5, 1.5, 4.0, 12.0])
+    add(res, ids.EVAL_OBJECTIVE_MEMORY, [EVAL_CASES, ["'numpy'"]], [0.05, 0.5, 2.0])

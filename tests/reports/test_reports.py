@@ -109,7 +109,7 @@ def test_page_links_every_figure_and_table(full):
             "variational_ratio.md", "variational_gradients.md", "variational_targets.md",
             "variational_memory.md", "variational_energies.md", "fusion_ratios.md",
             "fusion_bandwidth.md", "ad_eval_times.md", "ad_eval_ratios.md",
-            "ad_eval_targets.md", "distributed_scaling.md"} <= set(mds)
+            "ad_eval_targets.md", "ad_eval_memory.md", "distributed_scaling.md"} <= set(mds)
     for md in mds:
         assert (out / md).read_text().startswith("# "), md
 
@@ -130,6 +130,10 @@ def test_tables_hold_the_numbers(full):
     assert "| gmm | d=2,k=5 | 1 ms (2x f) | 4 ms (4x manual, 8x f) | 3 ms (3x manual, 6x f) | - |" \
         in evals
     assert "| gmm | d=2,k=5 | 7.5 / 4.1 |" in (out / "ad_eval_ratios.md").read_text()
+    # MiB (x the objective's peak); no ratio over an objective's peak below 0.1 MiB
+    memory = (out / "ad_eval_memory.md").read_text()
+    assert "| llsq | 16 | 0.01 MiB | 0.02 MiB |" in memory
+    assert "| gmm | d=2,k=5 | 4 MiB (2x f) | 12 MiB (6x f) |" in memory
     targets = (out / "ad_eval_targets.md").read_text()
     assert "| llsq 512: reverse / objective | not measured | <= 4 | - |" in targets
     assert "| llsq 32: source / torch | 0.833 | <= 1 | yes |" in targets
