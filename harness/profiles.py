@@ -104,6 +104,13 @@ PROFILES = {
         # hand-written procedure alone takes 0.5 s (saddle) and 3 s (particle) a call,
         # are left to full
         "ad_eval_max_seconds": 0.5,
+        # gradbench's lstm (f: 77 ms at its smallest size) and det at 6 (f: 5 ms, an
+        # element loop) are the field's standard evals, run by every tool whose first
+        # gradient is predicted within these: on lstm reverse, source (1.5 s), torch
+        # (2.3 s) and autograd (7.7 s); forward's chunk passes (21 s), finite differences
+        # (41 s) and eager jax (77 s) are skipped with their predictions, jax-jit as an
+        # unrolled loop. On det 6 all but jax and jax-jit (over 200 s)
+        "ad_eval_max_seconds_of": {"lstm": 8.0, "det": 3.0},
         "ad_eval_skip": ["particle", "saddle"],
         "ad_eval_ratio_backends": ["reverse", "source"],
         "ad_eval_objectives": ["numpy"],
@@ -222,6 +229,8 @@ KEYS = {
                       "take (each backend's declared cost model) before it is skipped",
     "ad_eval_sizes": "how many of each eval's sizes run, smallest first (None: every one)",
     "ad_eval_max_seconds": "the eval suite's own limit in place of ad_max_seconds",
+    "ad_eval_max_seconds_of": "evals with a limit of their own in place of "
+                              "ad_eval_max_seconds (eval -> seconds)",
     "ad_eval_skip": "the evals the profile leaves out",
     "ad_eval_ratio_backends": "the backends whose gradient / objective and / manual "
                               "ratios are sampled in one process (None: all)",

@@ -182,6 +182,13 @@ def test_eval_suite_validates_and_skips_past_its_own_limit(monkeypatch):
                                                   r".* over this profile's "
                                                   r"ad_eval_max_seconds = 0.0001"):
         suite.EvalGradient().setup(("lse", 2500), "forward")
+    # an eval with a limit of its own: lse's, not the suite's
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds_of", {"lse": 1e9})
+    suite.EvalGradient().setup(("lse", 2500), "forward")
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds_of", {"lse": 2e-4})
+    with pytest.raises(NotImplementedError, match=r"ad_eval_max_seconds_of\['lse'\] = 0.0002"):
+        suite.EvalGradient().setup(("lse", 2500), "forward")
+    monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds_of", None)
     monkeypatch.setitem(_ad_setup.PROFILE, "ad_eval_max_seconds", None)  # ad_max_seconds
     suite.EvalGradient().setup(("lse", 2500), "forward")
 
