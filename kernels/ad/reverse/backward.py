@@ -10,7 +10,7 @@ import heapq
 
 import numpy as np
 
-from ..rules import accumulate, densify, distinct
+from ..rules import accumulate, densify
 
 _ndarray = np.ndarray
 _float64 = np.float64
@@ -70,19 +70,19 @@ def backpropagate(out, g):
 def _leaf_cotangents(leaves, cts):
     """{leaf's number: (leaf, its cotangent as the leaf's own array)} of the leaves still
     alive."""
-    found = {}
+    found, handed = {}, set()
     for seq, node in leaves.items():
         leaf = node[5]()
         if leaf is None:
             continue
         ct = cts[seq]
         if type(ct) is _ndarray:
-            if ct.base is not None:
-                ct = ct.copy()  # a broadcast or transposed view of a shared cotangent
+            # a broadcast or transposed view of a shared cotangent, or one array given to
+            # two leaves (x + y: add's vjp hands both the output's cotangent)
+            if ct.base is not None or id(ct) in handed:
+                ct = ct.copy()
+            handed.add(id(ct))
         elif type(ct) is not float:
             ct = densify(ct)
         found[seq] = (leaf, ct)
-    if len(found) > 1:  # two leaves given one array (x + y): each gets its own
-        cts = distinct([ct for _, ct in found.values()])
-        found = {seq: (leaf, ct) for (seq, (leaf, _)), ct in zip(found.items(), cts)}
     return found

@@ -84,10 +84,13 @@ def pruner(positions):
     first, second = 0 in positions, 1 in positions
 
     def keep_some(args):
-        if len(args) == 2:  # the binary operators: most of an element loop's nodes
+        n = len(args)
+        if n == 2:  # the binary operators: most of an element loop's nodes
             if first and second:
                 return args
             x, y = args
             return (x if first else None, y if second else None)
+        if n == 1:  # a reduction or a method called with its defaults
+            return args if first else (None,)
         return tuple([a if i in positions else None for i, a in enumerate(args)])
     return keep_some
