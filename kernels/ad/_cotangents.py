@@ -141,8 +141,10 @@ def distinct(outputs):
     """``outputs`` (gradients about to be handed to a user), an array that appears more than
     once copied: a vjp may give two arguments the same cotangent (``x + y``), and each
     gradient must be an array of its own."""
-    seen = set()
-    out = list(outputs)
+    out = tuple(outputs)
+    if len(out) < 2 or len(set(map(id, out))) == len(out):
+        return out  # the usual case, found without a loop of Python's own
+    seen, out = set(), list(out)
     for k, o in enumerate(out):
         if type(o) is np.ndarray:
             if id(o) in seen:
