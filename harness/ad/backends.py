@@ -36,6 +36,11 @@ from kernels.ad.backend import ADBackend
 from kernels.ad.errors import MissingRuleError, NestingError
 from kernels.ad.source import SourceTransformError
 
+#: The objective suites' name for the plain f, as the user wrote it: what the hand-written
+#: derivative and our engines evaluate (each peer evaluates its own translation), and
+#: what every "x objective" ratio divides by.
+PLAIN_OBJECTIVE = "numpy"
+
 
 class Runner:
     """One backend prepared on one problem at one point (see the module docstring)."""

@@ -7,6 +7,7 @@ costs over writing the derivative by hand; time / objective (ADBench's "Jacobian
 what it costs over evaluating the function once."""
 
 from harness import ids, markdown, registry, results, targets
+from harness.ad.backends import PLAIN_OBJECTIVE
 from harness.ad.tables import target_lines
 from harness.timing import format_seconds
 from kernels.ad.problems import PROBLEMS
@@ -44,7 +45,7 @@ def eval_times(res):
     x f (the plain numpy objective's time), from the suite's separate benchmarks; the
     gradient evals, then the Jacobian evals (whose backends include the peers' jacfwd)."""
     objective = {case: t for (case, b), t in optional(res, ids.EVAL_OBJECTIVE).items()
-                 if b == "numpy"}
+                 if b == PLAIN_OBJECTIVE}
 
     def cell(row, b):
         t, manual, f = row[b]
@@ -87,7 +88,7 @@ def eval_memory(res):
     if not peaks:
         return ""
     objective = {case: mib for (case, b), mib in
-                 optional(res, ids.EVAL_OBJECTIVE_MEMORY).items() if b == "numpy"}
+                 optional(res, ids.EVAL_OBJECTIVE_MEMORY).items() if b == PLAIN_OBJECTIVE}
     rows = {case: {b: (mib, objective.get(case)) for b, mib in row.items()}
             for case, row in peaks.items()}
 

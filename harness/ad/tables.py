@@ -6,7 +6,7 @@ are held to."""
 import numpy as np
 
 from harness import ids, markdown, registry, results, targets
-from harness.ad.backends import input_size
+from harness.ad.backends import PLAIN_OBJECTIVE, input_size
 from harness.timing import format_seconds
 from kernels.ad import ENGINES
 from kernels.ad.problems import PROBLEMS
@@ -73,8 +73,8 @@ def ad_objectives(res):
         compiled = {}
 
     def cell(row, b):
-        numpy = row.get("numpy")
-        ratio = f" ({row[b] / numpy:.3g}x)" if numpy and b != "numpy" else ""
+        plain = row.get(PLAIN_OBJECTIVE)
+        ratio = f" ({row[b] / plain:.3g}x)" if plain and b != PLAIN_OBJECTIVE else ""
         return format_seconds(row[b]) + ratio
     table = _matrix(rows, cell)
     if compiled:

@@ -116,5 +116,5 @@ class ObjectiveSuite(Suite):
 
     @setup_once
     def setup(self, case, backend):
-        self.runner = validated(case, MANUAL if backend == "numpy" else backend,
+        self.runner = validated(case, MANUAL if backend == ad_backends.PLAIN_OBJECTIVE else backend,
                                 limit=self.limit)

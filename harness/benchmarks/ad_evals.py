@@ -16,7 +16,7 @@ from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, Objective
                         validated)
 
 from harness import memory
-from harness.ad.backends import jacobian_names, nested_names
+from harness.ad.backends import PLAIN_OBJECTIVE, jacobian_names, nested_names
 from harness.errors import Unavailable
 from harness.timing import interleaved_ratio
 
@@ -70,7 +70,7 @@ class EvalNested(_Eval):
 class EvalObjective(ObjectiveSuite):
     """The objective alone (as in ad_problems.Objective)."""
 
-    params = (OBJECTIVE_CASES, [b for b in ["numpy", *ADAPTERS]
+    params = (OBJECTIVE_CASES, [b for b in [PLAIN_OBJECTIVE, *ADAPTERS]
                                 if PROFILE["ad_eval_objectives"] is None
                                 or b in PROFILE["ad_eval_objectives"]])
     limit = LIMIT
@@ -121,7 +121,7 @@ class EvalMemory(_Eval):
 class EvalObjectiveMemory(ObjectiveSuite):
     """Peak memory one plain objective adds: what each derivative's is divided by."""
 
-    params = (OBJECTIVE_CASES, ["numpy"])
+    params = (OBJECTIVE_CASES, [PLAIN_OBJECTIVE])
     limit = LIMIT
 
     def track_peak_mib(self, case, backend):

@@ -10,12 +10,12 @@ from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, Objective
 
 from asv_runner.benchmarks.mark import skip_for_params
 
-from harness.ad.backends import compiling_names
+from harness.ad.backends import PLAIN_OBJECTIVE, compiling_names
 from harness.timing import interleaved_ratio
 
-#: In the objective suite, "numpy" is the plain f that the manual gradient and all our
-#: engines evaluate; each peer evaluates its own translation of it.
-OBJECTIVES = ["numpy", *ADAPTERS]
+#: The objective suite's backends: the plain f (harness.ad.backends.PLAIN_OBJECTIVE) and
+#: each peer's own translation of it.
+OBJECTIVES = [PLAIN_OBJECTIVE, *ADAPTERS]
 
 
 #: The backends whose gradient / objective and / manual ratios are sampled (the profile's

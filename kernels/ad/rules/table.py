@@ -21,7 +21,6 @@ from .._cotangents import (  # noqa: F401 - the rules' helpers, found here as be
     accumulate,
     as_output,
     densify,
-    distinct,
     is_complex,
     real_cotangent,
     unbroadcast,
@@ -205,7 +204,7 @@ def _partial_vjp(partial):
         if type(d) is float and d == 1.0:
             # add's and subtract's first partial: g itself, no pass over it (no engine
             # writes into a cotangent; where two arguments' gradients leave an engine as
-            # one array, _cotangents.distinct copies one)
+            # one array, it is copied apart there)
             return g
         return g * d
     return _reads.through(vjp, partial, 0)
