@@ -24,6 +24,10 @@
   gradbench-tool
              one of our AD engines as a gradbench tool: gradbench's messages on stdin,
              one JSON line each on stdout (docs/ad.md)
+  evals      the field's AD evals through every AD backend and any gradbench tool
+             (--gradbench-tool "CMD"), each validated against the hand-written
+             derivative, then timed in alternation; exit 0 all right, 1 a wrong result,
+             2 bad input
 """
 
 import argparse
@@ -51,6 +55,7 @@ COMMANDS = {
     "predict": ("harness.distributed.predict", "main", False),
     "tune": ("harness.tune.command", "command", False),
     "gradbench-tool": ("harness.gradbench.tool", "main", True),
+    "evals": ("harness.ad.command", "main", True),
 }
 
 
@@ -109,6 +114,21 @@ def main(argv=None):
                        "(JSON lines on stdin and stdout)")
     p.add_argument("--engine", required=True, help="forward, reverse, source or finite")
     p.set_defaults(command="gradbench-tool")
+    p = sub.add_parser("evals", help="the AD evals through every AD backend and gradbench "
+                       "tool, validated, then timed")
+    p.add_argument("--eval", action="append", help="an eval (default: all of them)")
+    p.add_argument("--size", default="smallest", help="smallest (default), middle, "
+                   "largest, all, or one of the eval's sizes as written (d=2,k=5)")
+    p.add_argument("--backend", action="append",
+                   help="an AD backend (default: every one; a tool's are added)")
+    p.add_argument("--gradbench-tool", action="append", metavar="CMD",
+                   help="the command that starts a tool speaking gradbench's protocol")
+    p.add_argument("--rounds", type=int, default=7, help="timing rounds (default 7)")
+    p.add_argument("--budget", type=float, default=3.0,
+                   help="no timing round is started past this many seconds of a case")
+    p.add_argument("--max-seconds", type=float, default=10.0,
+                   help="skip a backend whose first derivative is predicted to take longer")
+    p.set_defaults(command="evals")
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]

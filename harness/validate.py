@@ -39,7 +39,7 @@ def cases(n):
             continue
 
 
-def _cell(check, *args, show=None, **kwargs):
+def cell(check, *args, show=None, **kwargs):
     """``(mark, reason, failed)`` for one backend on one case: "ok" (or ``show`` of what
     ``check(*args, **kwargs)`` returns), "WRONG" (a result that differs: a failure),
     "skip" (NotImplementedError) or "ERROR" (any other exception, a bug in that backend:
@@ -114,7 +114,7 @@ def _validate_precision(qubits, precision):
             expected = validate.reference(vec.astype(np.complex128), instructions)
             row = []
             for b in names:
-                mark, why, failed = _cell(_validated_program, b, precision, vec,
+                mark, why, failed = cell(_validated_program, b, precision, vec,
                                           instructions, expected)
                 row.append(mark)
                 wrong += failed
@@ -144,7 +144,7 @@ def validate_ad(sizes=None, names=None):
                 best_seconds(functools.partial(problem.f, *args), repeat=1, max_seconds=0.1)
             row = []
             for b in names:
-                mark, why, failed = _cell(_validated_runner, b, problem, args, expected,
+                mark, why, failed = cell(_validated_runner, b, problem, args, expected,
                                           f"{problem.name} n={n}", unit)
                 row.append(mark)
                 wrong += failed
@@ -172,7 +172,7 @@ def validate_variational(qubits=(4, 6), names=None):
         problem = variational.qcbm_energy(n, 9, np.random.default_rng(n))
         row = []
         for b in names:
-            mark, why, failed = _cell(_gradient_error, b, problem, f"QCBM n={n}",
+            mark, why, failed = cell(_gradient_error, b, problem, f"QCBM n={n}",
                                       show="{:.1e}".format)
             row.append(mark)
             wrong += failed
