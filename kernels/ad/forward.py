@@ -24,7 +24,15 @@ import operator
 import numpy as np
 
 from . import _arrays, _keywords, rules
-from ._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
+from . import sparsity as _sparsity
+from ._args import (
+    check_arguments,
+    check_jacobian_input,
+    check_jacobian_output,
+    check_mode,
+    jacobian_mode,
+    nesting_refused,
+)
 from .backend import ADBackend, Cost, constant
 from .errors import NestingError
 
@@ -444,10 +452,26 @@ def derivative(f, x):
 
 
 @_traced
-def jacobian(f, x, chunk=None):
+def jacobian(f, x, chunk=None, sparsity=None, mode=None):
     """The Jacobian of an array-valued ``f`` at the float array ``x`` (any shape, at least
-    one dimension): shape ``np.shape(f(x)) + x.shape``, in ``ceil(x.size / chunk)`` passes."""
+    one dimension): shape ``np.shape(f(x)) + x.shape``, in ``ceil(x.size / chunk)`` passes.
+    With ``sparsity`` (its pattern, kernels.ad.sparsity) a scipy.sparse CSR matrix of
+    ``f(x).size x x.size``: one direction per colour of columns, plus the check's.
+
+    ``mode=None`` takes it in reverse mode (kernels.ad.reverse) where that needs fewer
+    passes (x has more elements than f(x), or its rows fewer colours), which costs one
+    plain ``f`` to learn the output's size; ``"forward"`` always forward."""
     check_jacobian_input(x, "forward mode", traced=Dual)
+    out = None
+    if check_mode(mode) != "forward" and not isinstance(x, Dual):  # (nested: forward)
+        out = check_jacobian_output(f(x), "forward mode")
+        if sparsity is not None:
+            sparsity = _sparsity.of(sparsity, out.size, x.size)
+        if jacobian_mode(mode, x.size, out.size, sparsity) == "reverse":
+            from . import reverse  # it builds on this module: imported when first chosen
+            return reverse.jacobian(f, x, sparsity=sparsity, mode="reverse")
+    if sparsity is not None:
+        return _sparse_jacobian(f, x, chunk, sparsity, out)
     cols, out_shape = [], None
     for _start, size, tag, result in _passes(f, (x,), chunk):
         out_shape = _output_shape(result)
@@ -457,6 +481,30 @@ def jacobian(f, x, chunk=None):
         out_shape = _output_shape(f(x))
         return np.zeros(out_shape + np.shape(x))
     return _concat(cols, -1).reshape(out_shape + np.shape(x))
+
+
+def _sparse_jacobian(f, x, chunk, sparsity, out):
+    """``out``: f(x), where the mode's choice ran it already (the pattern's row count)."""
+    if isinstance(x, Dual):
+        raise TypeError("forward mode: a sparse Jacobian is taken at a plain float array, "
+                        "not nested")
+    if out is None:
+        out = check_jacobian_output(f(x), "forward mode")
+    S = _sparsity.of(sparsity, out.size, x.size)
+    directions = _sparsity.directions(S)
+    step = min(_check_chunk(chunk, x.size), len(directions))  # chunk: as dense seeds are
+    products = []
+    for lo in range(0, len(directions), step):
+        block = directions[lo:lo + step]
+        tag = next(_tags)
+        result = f(_dual(x, block.reshape((len(block),) + x.shape), tag))
+        shape = _output_shape(result)
+        if shape != out.shape:
+            raise ValueError(f"forward mode: f returned shape {shape} on a Dual, "
+                             f"{out.shape} at x")
+        products.append(np.reshape(_partials_of(result, tag, len(block), shape),
+                                   (len(block), out.size)))
+    return _sparsity.by_columns(S, np.concatenate(products), "forward mode")
 
 
 def _output_shape(result):
@@ -474,7 +522,7 @@ def hessian(f, x, chunk=None):
     forward-mode gradient (ForwardDiff's approach), tags keeping the levels apart."""
     if not isinstance(x, np.ndarray) or x.ndim != 1:
         raise TypeError("hessian takes a 1-D float array")
-    return jacobian(lambda y: _gradient_flat(f, (y,), chunk), x, chunk)
+    return jacobian(lambda y: _gradient_flat(f, (y,), chunk), x, chunk, mode="forward")
 
 
 def cost(problem, N, chunk=None):

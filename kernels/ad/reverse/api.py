@@ -16,10 +16,13 @@ import numbers
 import numpy as np
 
 from .. import _arrays, _cotangents, forward, rules
+from .. import sparsity as _sparsity
 from .._args import (
     check_argument,
     check_jacobian_input,
     check_jacobian_output,
+    check_mode,
+    jacobian_mode,
     jacobian_seed,
     nesting_refused,
 )
@@ -123,18 +126,33 @@ def _leaf_value(i, a):
     return check_argument(i, a, "reverse mode")
 
 
-def jacobian(f, x):
+def jacobian(f, x, sparsity=None, mode=None):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
-    one dimension): shape ``np.shape(f(x)) + x.shape``; ``f`` runs once."""
+    one dimension): shape ``np.shape(f(x)) + x.shape``; ``f`` runs once, its tape pulled
+    back once per output element. With ``sparsity`` (its pattern, kernels.ad.sparsity) a
+    scipy.sparse CSR matrix of ``f(x).size x x.size``: once per colour of rows, plus the
+    check's.
+
+    ``mode=None`` hands it to forward mode (kernels.ad.forward) where that needs no more
+    passes (x has no more elements than f(x), or its columns no more colours than its
+    rows), after the tape's run that tells the output's size; ``"reverse"`` always
+    reverse, ``"forward"`` always forward."""
     if isinstance(x, Variable):
         raise NestingError(nesting_refused(_ENGINE, x))
     x = check_jacobian_input(x, _ENGINE, traced=_arrays.Traced)
+    nested = isinstance(x, _arrays.Traced)
+    if sparsity is not None and nested:
+        raise TypeError(f"{_ENGINE}: a sparse Jacobian is taken at a plain float array, "
+                        "not nested")
+    if check_mode(mode) == "forward" and not nested:
+        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
     start = _next_seq()
-    leaf = Variable(x) if not isinstance(x, _arrays.Traced) else _dual_leaf(x)
+    leaf = Variable(x) if not nested else _dual_leaf(x)
     collecting = gc.isenabled()
     gc.disable()  # as in gradient: the graph has no cycles, and its walks are paid anyway
     running = _reverse_nesting.active()
     running.append(start)
+    rows = None
     try:
         _arrays.enter()
         try:
@@ -149,19 +167,39 @@ def jacobian(f, x):
         while isinstance(plain, _arrays.Traced):  # a Dual's own value, when nested
             plain = plain.value
         shape = check_jacobian_output(plain, _ENGINE).shape
-        rows = []
-        if traced:
-            for i in range(int(np.prod(shape))):
-                found = backpropagate(out, jacobian_seed(shape, i))
-                _reverse_nesting.check_leaves_of(found, start)
-                rows.append(_entry(found.get(leaf._node[0], (None, None))[1], x))
+        if sparsity is not None:
+            sparsity = _sparsity.of(sparsity, plain.size, x.size)
+        if nested or jacobian_mode(mode, x.size, plain.size, sparsity) == "reverse":
+            rows = _pullbacks(out if traced else None, leaf, x, start, shape, sparsity)
     finally:
         running.pop()
         if collecting:
             gc.enable()
+    if rows is None:  # forward mode's, chosen by the shapes
+        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
+    if sparsity is not None:
+        return _sparsity.by_rows(sparsity, np.reshape(rows, (len(rows), x.size)), _ENGINE)
     if not rows:
         return np.zeros(shape + x.shape)
     return np.reshape(np.stack(rows), shape + np.shape(x))
+
+
+def _pullbacks(out, leaf, x, start, shape, sparsity):
+    """The x-cotangent of each seed: one-hots of every output element, or a sparse
+    Jacobian's (kernels.ad.sparsity.cotangents); zeros where ``out`` is None (f does not
+    depend on x)."""
+    if sparsity is not None:
+        seeds = _sparsity.cotangents(sparsity, shape)
+    else:
+        seeds = (jacobian_seed(shape, i) for i in range(int(np.prod(shape))))
+    if out is None:
+        return [np.zeros(x.shape) for _ in seeds] if sparsity is not None else []
+    rows = []
+    for seed in seeds:
+        found = backpropagate(out, seed)
+        _reverse_nesting.check_leaves_of(found, start)
+        rows.append(_entry(found.get(leaf._node[0], (None, None))[1], x))
+    return rows
 
 
 def _dual_leaf(x):
@@ -182,4 +220,4 @@ def hessian(f, x):
     dimension): shape ``x.shape + x.shape``, forward over reverse (one reverse-mode gradient
     per forward chunk, its tape computing on Duals)."""
     check_jacobian_input(x, _ENGINE, traced=forward.Dual)
-    return forward.jacobian(lambda y: gradient(f, y)[0], x)
+    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode="forward")

@@ -39,10 +39,13 @@ import weakref
 import numpy as np
 
 from .. import _cotangents, forward, rules
+from .. import sparsity as _sparsity
 from .._args import (
     check_arguments,
     check_jacobian_input,
     check_jacobian_output,
+    check_mode,
+    jacobian_mode,
     jacobian_seed,
     nesting_refused,
 )
@@ -246,12 +249,21 @@ def _gradient_bound(p, args):
         raise
 
 
-def jacobian(f, x):
+def jacobian(f, x, sparsity=None, mode=None):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``. The primal runs once; its adjoint
     is replayed once per output element with a one-hot cotangent. (``x`` may be a forward
-    Dual: forward over source.)"""
+    Dual: forward over source.) With ``sparsity`` (its pattern, kernels.ad.sparsity) a
+    scipy.sparse CSR matrix of ``f(x).size x x.size``: replayed once per colour of rows,
+    plus the check's. ``mode`` as reverse mode's (kernels.ad.reverse.jacobian): None
+    chooses by the shapes, after the primal's run."""
     x = check_jacobian_input(x, "the source engine", traced=_Dual)
+    nested = isinstance(x, _Traced)
+    if sparsity is not None and nested:
+        raise TypeError("the source engine: a sparse Jacobian is taken at a plain float "
+                        "array, not nested")
+    if check_mode(mode) == "forward" and not nested:
+        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
     if type(f) is functools.partial:  # data bound: inactive, its cotangents dropped
         bound, keywords = f.args, f.keywords
         t = _transform_bound(f)
@@ -265,8 +277,15 @@ def jacobian(f, x):
     if isinstance(plain, _Traced):  # a reverse-mode Variable: reverse over source
         raise NestingError(nesting_refused("the source engine", plain))
     shape = check_jacobian_output(plain, "the source engine").shape
-    nested = isinstance(x, _Traced)
+    if sparsity is not None:
+        sparsity = _sparsity.of(sparsity, plain.size, x.size)
+    if not nested and jacobian_mode(mode, x.size, plain.size, sparsity) == "forward":
+        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
     finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
+    if sparsity is not None:
+        rows = [finish(adjoint(seed)[at], x) for seed in _sparsity.cotangents(sparsity, shape)]
+        return _sparsity.by_rows(sparsity, np.reshape(rows, (len(rows), x.size)),
+                                 "the source engine")
     rows = [finish(adjoint(jacobian_seed(shape, i))[at], x) for i in range(int(np.prod(shape)))]
     if not rows:
         return np.zeros(shape + np.shape(x))
@@ -278,7 +297,7 @@ def hessian(f, x):
     dimension): shape ``x.shape + x.shape``, forward over source (the generated primal and
     adjoint run on forward Duals, whose partials are the Hessian's columns)."""
     check_jacobian_input(x, "the source engine", traced=_Dual)
-    return forward.jacobian(lambda y: gradient(f, y)[0], x)
+    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode="forward")
 
 
 

@@ -1,0 +1,192 @@
+"""Sparse Jacobians by compression (Curtis, Powell and Reid): ``jacobian(f, x,
+sparsity=P)`` of the forward, reverse and source engines.
+
+``P`` says which entries of the Jacobian may be nonzero, as a matrix of ``f(x).size``
+rows and ``x.size`` columns (both flattened in C order). Columns that share no row can be
+seeded together: one forward direction that is the sum of their unit vectors gives each
+row its one entry among them. Rows that share no column can be pulled back together: one
+reverse cotangent that is the sum of their one-hots. Greedy colouring (largest degree
+first) finds such groups, so a Jacobian costs as many passes as colours, not as
+``x.size`` or ``f(x).size``: about 15 forward directions for ADBench's bundle adjustment
+at any size, where each residual reads one camera's 11 parameters, one point's 3 and one
+weight.
+
+A pattern that leaves out an entry f depends on would give a wrong Jacobian without a
+word, so every sparse Jacobian carries one more product along a random direction: the
+engine's own J v (forward) or u^T J (reverse) against the assembled matrix's. A mismatch
+past rounding is a ValueError naming the first row or column where they differ. The
+result is a ``scipy.sparse.csr_matrix`` of shape ``(f(x).size, x.size)`` holding an entry
+for every entry of the pattern (a zero where the derivative happens to be zero).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+#: a probe's seed: the same check on every call
+_PROBE_SEED = 20261128
+#: the probe's tolerance, relative to the row's (column's) sum of |J| |v| and |J v|
+_RTOL = 1e-8
+
+
+class Sparsity:
+    """A Jacobian's pattern made ready: ``P`` (boolean CSR, ``rows x cols``) and its two
+    colourings, each found once when first asked for. Pass one to ``jacobian`` for
+    repeated Jacobians of one pattern: a raw pattern is coloured anew each call."""
+
+    def __init__(self, sparsity, rows=None, cols=None):
+        self.P = _pattern(sparsity, rows, cols)
+        self._columns = self._rows = None
+
+    @property
+    def shape(self):
+        return self.P.shape
+
+    @property
+    def columns(self):
+        """(colour of each column, count): the forward directions."""
+        if self._columns is None:
+            self._columns = colours(self.P)
+        return self._columns
+
+    @property
+    def rows(self):
+        """(colour of each row, count): the reverse cotangents."""
+        if self._rows is None:
+            self._rows = colours(self.P.T.tocsr())
+        return self._rows
+
+    def mode(self, mode):
+        """``mode`` when told, else the one of fewer passes (forward on a tie)."""
+        return mode or ("forward" if self.columns[1] <= self.rows[1] else "reverse")
+
+
+def of(sparsity, rows, cols):
+    """``sparsity`` (a :class:`Sparsity` or a pattern, see :func:`_pattern`) ready for a
+    Jacobian of ``rows x cols``."""
+    if isinstance(sparsity, Sparsity):
+        if sparsity.shape != (rows, cols):
+            raise ValueError(f"the sparsity pattern has shape {sparsity.shape}; this "
+                             f"Jacobian is {rows} x {cols} (f(x).size x x.size)")
+        return sparsity
+    return Sparsity(sparsity, rows, cols)
+
+
+def _pattern(sparsity, rows, cols):
+    """``sparsity`` as a boolean CSR matrix (sorted indices): a scipy.sparse matrix (its
+    stored entries, zeros included) or an array whose nonzero entries are the pattern, of
+    ``rows x cols`` entries (shaped so, or f(x).shape + x.shape; None: as given);
+    TypeError or ValueError naming what is wrong."""
+    if sp.issparse(sparsity):
+        if rows is not None and sparsity.shape != (rows, cols):
+            raise ValueError(f"the sparsity pattern has shape {sparsity.shape}; this "
+                             f"Jacobian is {rows} x {cols} (f(x).size x x.size)")
+        found = sp.csr_matrix(sparsity, copy=True)
+        found.data = np.ones(found.nnz, dtype=bool)
+    else:
+        try:
+            dense = np.asarray(sparsity)
+        except Exception as exc:  # noqa: BLE001 - whatever it was, say so
+            raise TypeError(f"the sparsity pattern must be a scipy.sparse matrix or an "
+                            f"array: {exc}") from None
+        if dense.dtype.kind not in "biuf":
+            raise TypeError(f"the sparsity pattern must be boolean or numeric, got "
+                            f"dtype {dense.dtype}")
+        if rows is None:
+            if dense.ndim != 2:
+                raise ValueError(f"a sparsity pattern made apart from a Jacobian is a "
+                                 f"matrix, got shape {dense.shape}")
+            rows, cols = dense.shape
+        if dense.size != rows * cols:
+            raise ValueError(f"the sparsity pattern has shape {dense.shape}; this Jacobian "
+                             f"is {rows} x {cols} (f(x).size x x.size)")
+        found = sp.csr_matrix(dense.reshape(rows, cols) != 0)
+    found.sum_duplicates()
+    found.sort_indices()
+    return found
+
+
+def colours(P):
+    """A colour per column of the CSR pattern ``P`` such that no two columns of one colour
+    share a row (greedy, the columns of most conflicts first), and the number of colours."""
+    n = P.shape[1]
+    conflicts = (P.T.astype(np.int32) @ P.astype(np.int32)).tocsr()  # columns sharing a row
+    colour = np.full(n, -1, dtype=np.intp)
+    degree = np.diff(conflicts.indptr)
+    used = np.zeros(n + 1, dtype=bool)
+    indptr, indices = conflicts.indptr, conflicts.indices
+    for j in np.argsort(-degree, kind="stable"):
+        near = colour[indices[indptr[j]:indptr[j + 1]]]
+        near = near[near >= 0]
+        used[near] = True
+        colour[j] = int(np.argmin(used))  # the first colour no neighbour has
+        used[near] = False
+    return colour, int(colour.max()) + 1 if n else 0
+
+
+def seeds(colour, count, size, probe=None):
+    """``count`` unit directions summed per colour (``count x size``), then the probe's row
+    when ``probe`` is given."""
+    block = np.zeros((count + (probe is not None), size))
+    block[colour, np.arange(size)] = 1.0
+    if probe is not None:
+        block[-1] = probe
+    return block
+
+
+def probe(size):
+    """The random direction of the check: magnitudes in [1, 2), random signs (a left-out
+    entry then shows unless its contribution cancels another's exactly)."""
+    rng = np.random.default_rng(_PROBE_SEED)
+    return rng.uniform(1.0, 2.0, size) * rng.choice((-1.0, 1.0), size)
+
+
+def by_columns(S, compressed, engine):
+    """The Jacobian from forward products: ``compressed`` is (colours + 1) x rows, one
+    J s per colour, then the probe's J v; ValueError where J v disagrees."""
+    P, colour = S.P, S.columns[0]
+    coo = P.tocoo()
+    J = sp.csr_matrix((compressed[colour[coo.col], coo.row], (coo.row, coo.col)),
+                      shape=P.shape)
+    _check(J, probe(P.shape[1]), compressed[-1], engine, "row", "column")
+    return J
+
+
+def cotangents(S, out_shape):
+    """The reverse passes of a sparse Jacobian (``S`` a :class:`Sparsity`): the
+    cotangents of ``f``'s output of ``out_shape``, one per colour of rows and then the
+    probe's."""
+    colour, count = S.rows
+    rows = seeds(colour, count, S.shape[0], probe(S.shape[0]))
+    return [row.reshape(out_shape) for row in rows]
+
+
+def directions(S):
+    """The forward passes' directions, ``colours + 1`` rows of ``x.size``."""
+    colour, count = S.columns
+    return seeds(colour, count, S.shape[1], probe(S.shape[1]))
+
+
+def by_rows(S, compressed, engine):
+    """The Jacobian from reverse products: ``compressed`` is (colours + 1) x columns, one
+    s^T J per colour of rows, then the probe's u^T J."""
+    P, colour = S.P, S.rows[0]
+    coo = P.tocoo()
+    J = sp.csr_matrix((compressed[colour[coo.row], coo.col], (coo.row, coo.col)),
+                      shape=P.shape)
+    _check(J.T.tocsr(), probe(P.shape[0]), compressed[-1], engine, "column", "row")
+    return J
+
+
+def _check(J, v, measured, engine, line, other):
+    """``J @ v`` (assembled) against ``measured`` (the engine's own product)."""
+    assembled = J @ v
+    scale = abs(J) @ abs(v) + abs(measured)
+    bad = np.flatnonzero(~(abs(assembled - measured) <= _RTOL * scale + 1e-15 * scale.max(
+        initial=0.0)))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{engine}: the sparsity pattern leaves out an entry f depends on: in {line} {i}"
+            f" (flat index) the pattern's entries give {float(assembled[i])!r} along a random"
+            f" direction, the whole {line} gives {float(measured[i])!r} ({bad.size} {line}(s) "
+            f"differ); add the {other}s that {line} depends on to the pattern")
