@@ -24,6 +24,8 @@ declares (kernels.ad.backend.Cost), in evaluations of the plain ``f``, that lets
 skip combinations that would take far too long before running them even once.
 """
 
+import inspect
+
 import numpy as np
 
 import adapters
@@ -34,6 +36,7 @@ from harness.errors import Unavailable
 from kernels.ad import ENGINES
 from kernels.ad.backend import ADBackend
 from kernels.ad.errors import MissingRuleError, NestingError
+from kernels.ad.sparsity import Sparsity
 from kernels.ad.source import SourceTransformError
 
 #: The objective suites' name for the plain f, as the user wrote it: what the hand-written
@@ -77,6 +80,12 @@ def _no_objective(problem):
     return objective
 
 
+def sparse_pattern(problem, args):
+    """A sparse eval's pattern, made ready (kernels.ad.sparsity.Sparsity): the hand-written
+    Jacobian's stored entries, the structure the eval's own tools know."""
+    return Sparsity(problem.manual(*args)[1])
+
+
 class ManualBackend:
     """The problem's hand-written derivative (the declared baseline)."""
 
@@ -91,7 +100,7 @@ class ManualBackend:
         if problem.output == "nested":
             return Runner(_no_objective(problem), lambda: manual(*args),
                           lambda: (np.asarray(manual(*args)[0], dtype=float),))
-        if problem.output == "jacobian":
+        if problem.output in ("jacobian", "sparse"):
             return Runner(lambda: f(*args), lambda: manual(*args),
                           lambda: (manual(*args)[1],))
         return Runner(lambda: f(*args), lambda: manual(*args), lambda: tuple(manual(*args)[1]))
@@ -113,11 +122,15 @@ class EngineBackend:
             if options:
                 raise NotImplementedError(f"{self.name} takes no options on nested evals")
             return _nested_runner(problem, args, self.engine.gradient, self.engine.gradient)
-        if problem.output == "jacobian":
+        if problem.output in ("jacobian", "sparse"):
             jacobian = getattr(self.engine, "jacobian", None)
             if jacobian is None:
                 raise NotImplementedError(f"the {self.name} engine has no jacobian")
             (x,) = args
+            if problem.output == "sparse":  # the pattern made ready once, as a user would
+                if "sparsity" not in inspect.signature(jacobian).parameters:
+                    raise NotImplementedError(f"the {self.name} engine takes no sparsity")
+                options = {**options, "sparsity": sparse_pattern(problem, args)}
             run = (lambda: jacobian(f, x, **options)) if options else (lambda: jacobian(f, x))
             return Runner(lambda: f(x), run, lambda: (run(),))
         engine_gradient = self.engine.gradient
@@ -163,6 +176,8 @@ class AdapterBackend:
             if self.method is not None:
                 raise NotImplementedError(f"{self.name} is a Jacobian method")
             return self._nested(problem, args)
+        if problem.output == "sparse":
+            raise NotImplementedError(f"{self.name} offers no sparse Jacobian")
         if problem.output == "jacobian":
             prepare_jacobian = getattr(self.module, "prepare_jacobian", None)
             if prepare_jacobian is None:
@@ -283,12 +298,29 @@ def evaluations(name, problem, args, chunk=None):
     if problem.output == "nested":
         nested = cost.as_outer if "/" in name else cost.nested
         return nested(N) if nested is not None else 1.0
+    if problem.output == "sparse":  # as a dense Jacobian of its forward directions
+        N = _directions(problem, args)
     if cost.steady is not None:
         return cost.steady(problem, N, chunk)
     steady = (cost.loop if problem.loop else cost.vector)(N)
     if problem.output == "jacobian" and cost.jacobian_row:
         steady += cost.jacobian_row * int(np.size(problem.f(*args)))
     return steady
+
+
+#: (problem, input size) -> the directions of its sparse Jacobian: the pattern is the
+#: eval's structure at a size, found once a process
+_DIRECTIONS = {}
+
+
+def _directions(problem, args):
+    """The forward passes' directions of a sparse eval's Jacobian (its columns' colours and
+    the check's): every exact engine picks the mode of fewer passes, forward on ba."""
+    key = problem.name, input_size(args)
+    if key not in _DIRECTIONS:
+        pattern = sparse_pattern(problem, args)
+        _DIRECTIONS[key] = min(pattern.columns[1], pattern.rows[1]) + 1
+    return _DIRECTIONS[key]
 
 
 def exact(name):

@@ -3,6 +3,7 @@ the problem's hand-written one once per parameter set; a wrong gradient fails th
 benchmark and it is never timed."""
 
 import numpy as np
+from scipy import sparse
 
 from harness.ad import backends
 from harness.errors import ValidationError
@@ -83,6 +84,8 @@ def compare(name, got, expected, what="", rtol=RTOL, max_rho=None):
     (by more than ``rtol`` of its norm, or, given ``max_rho``, by more than that rho)."""
     if not isinstance(got, tuple):
         raise ValidationError(f"{name} {what}: gradient must be a tuple, got {type(got).__name__}")
+    if len(expected) == 1 and sparse.issparse(expected[0]):
+        return _compare_sparse(name, got, expected[0], what, rtol, max_rho)
     if len(got) != len(expected):
         raise ValidationError(f"{name} {what}: {len(got)} gradient entries for "
                               f"{len(expected)} arguments")
@@ -100,6 +103,29 @@ def compare(name, got, expected, what="", rtol=RTOL, max_rho=None):
                               f"norm > {rtol:g}")
     if max_rho is not None:
         worst = rho(got, expected)
+        if not worst <= max_rho:
+            raise ValidationError(f"{name} {what}: rho {worst:.3g} > {max_rho:g} (ADBench's "
+                                  "|x - y| / max(1, |x| + |y|))")
+    return err
+
+
+def _compare_sparse(name, got, expected, what, rtol, max_rho):
+    """:func:`compare` of a sparse Jacobian (a scipy.sparse matrix) with the reference's,
+    over the union of their entries (never made dense: ADBench's ba1 would be 42 GB)."""
+    if len(got) != 1 or not sparse.issparse(got[0]) or got[0].shape != expected.shape:
+        form = [f"{type(g).__name__} {np.shape(g)}" for g in got]
+        raise ValidationError(f"{name} {what}: expected one scipy.sparse Jacobian of shape "
+                              f"{expected.shape}, got {form}")
+    got, expected = sparse.csr_matrix(got[0]), sparse.csr_matrix(expected)
+    diff = (got - expected).tocoo()
+    norm = np.sqrt(np.sum(np.square(expected.data)))
+    err = float(np.sqrt(np.sum(np.square(diff.data))) / (norm if norm > 0 else 1.0))
+    if not err <= rtol:
+        raise ValidationError(f"{name} {what}: Jacobian error {err:.3g} relative to its "
+                              f"norm > {rtol:g}")
+    if max_rho is not None and diff.nnz:
+        scale = np.asarray(abs(got)[diff.row, diff.col] + abs(expected)[diff.row, diff.col])
+        worst = float(np.max(np.abs(diff.data) / np.maximum(1.0, scale.ravel())))
         if not worst <= max_rho:
             raise ValidationError(f"{name} {what}: rho {worst:.3g} > {max_rho:g} (ADBench's "
                                   "|x - y| / max(1, |x| + |y|))")
@@ -132,7 +158,7 @@ def reference(problem, args):
     value, derivative = problem.manual(*args)
     if problem.output == "nested":  # the procedure's result: its derivatives are inside
         return (np.asarray(value, dtype=float),)
-    return (derivative,) if problem.output == "jacobian" else tuple(derivative)
+    return (derivative,) if problem.output in ("jacobian", "sparse") else tuple(derivative)
 
 
 def validated_runner(backend, problem, args, expected=None, what=""):

@@ -22,7 +22,7 @@ from harness.timing import interleaved_ratio
 
 CASES = cases("ad_eval_sizes", origin="evals")
 GRADIENT_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "gradient"]
-JACOBIAN_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "jacobian"]
+JACOBIAN_CASES = [c for c in CASES if PROBLEMS[c[0]].output in ("jacobian", "sparse")]
 NESTED_CASES = [c for c in CASES if PROBLEMS[c[0]].output == "nested"]
 #: what has an objective of its own to time and divide by
 OBJECTIVE_CASES = GRADIENT_CASES + JACOBIAN_CASES

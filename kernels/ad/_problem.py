@@ -24,6 +24,9 @@ MANUAL = ADBackend(name="manual", role="baseline",
 # "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;
 # "jacobian": f of one float array returning an array, ``manual(x) -> (value, J)`` with J
 # of shape ``value.shape + x.shape``;
+# "sparse": as "jacobian", with ``manual`` returning J as a scipy.sparse matrix of
+# f(x).size x x.size whose stored entries are the pattern the engines are given
+# (``jacobian(f, x, sparsity=...)``, kernels.ad.sparsity);
 # "nested": f takes the tools' ``gradient`` functions first (``f(outer, inner, *args)``)
 # and differentiates through them, ``manual(*args) -> (value, None)``.
 
@@ -37,7 +40,7 @@ class Problem(NamedTuple):
     sizes: tuple  #: the sizes n the seed or the eval uses
     loop: bool  #: True when ``f`` runs a Python loop over elements (cost per element)
     summary: str  #: one line, naming the seed or the eval's origin
-    output: str = "gradient"  #: "gradient", "jacobian" or "nested" (above)
+    output: str = "gradient"  #: "gradient", "jacobian", "sparse" or "nested" (above)
     #: ``make_data(n, rng) -> dict`` of keyword-only data, drawn before ``make_args`` from
     #: the same generator (the args may be made from it); None: f takes no data
     make_data: Callable | None = None

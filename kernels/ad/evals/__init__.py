@@ -10,4 +10,4 @@ beside the seeds' problems.
 from . import ba, det, gmm, ht, kmeans, llsq, lse, lstm, ode, particle, saddle
 
 PROBLEMS = [*(m.PROBLEM for m in (llsq, lse, det, ode, kmeans, gmm, lstm, ba, ht)),
-            kmeans.DIRECTION, particle.PROBLEM, saddle.PROBLEM]
+            ba.SPARSE, kmeans.DIRECTION, particle.PROBLEM, saddle.PROBLEM]

@@ -23,6 +23,7 @@ switches to the first-order form.
 """
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._problem import Problem
 from ._rotations import rodrigues, rotated_jacobian
@@ -89,21 +90,38 @@ def ba_blocks(cams, points, w, cam_index, point_index, features):
     return residual, block
 
 
-def ba_manual(x, *, n, m, cam_index, point_index, features):
+def _entries(x, n, m, cam_index, point_index, features):
+    """The residuals, and the Jacobian's entries by hand as (values, rows, columns): each
+    observation's 2 x 15 block, then each weight row's one entry (ADBench's layout)."""
     p = len(cam_index)
     cams = x[:11 * n].reshape(n, 11)
     points = x[11 * n:11 * n + 3 * m].reshape(m, 3)
     w = x[11 * n + 3 * m:]
     residual, block = ba_blocks(cams, points, w, cam_index, point_index, features)
-    J = np.zeros((3 * p, x.size))
-    rows = np.arange(2 * p).reshape(p, 2)[:, :, None]
+    rows = np.broadcast_to(np.arange(2 * p).reshape(p, 2)[:, :, None], block.shape)
     cam_cols = 11 * cam_index[:, None] + np.arange(11)
     point_cols = 11 * n + 3 * point_index[:, None] + np.arange(3)
     weight_cols = (11 * n + 3 * m + np.arange(p))[:, None]
-    cols = np.concatenate((cam_cols, point_cols, weight_cols), axis=1)[:, None, :]
-    J[rows, cols] = block
-    J[2 * p + np.arange(p), 11 * n + 3 * m + np.arange(p)] = -2.0 * w
-    return np.concatenate((residual.ravel(), 1.0 - w * w)), J
+    cols = np.broadcast_to(np.concatenate((cam_cols, point_cols, weight_cols), axis=1)[:, None, :],
+                           block.shape)
+    diagonal = 11 * n + 3 * m + np.arange(p)
+    values = np.concatenate((block.ravel(), -2.0 * w))
+    return (np.concatenate((residual.ravel(), 1.0 - w * w)), values,
+            np.concatenate((rows.ravel(), 2 * p + np.arange(p))),
+            np.concatenate((cols.ravel(), diagonal)))
+
+
+def ba_manual(x, *, n, m, cam_index, point_index, features):
+    value, entries, rows, cols = _entries(x, n, m, cam_index, point_index, features)
+    J = np.zeros((value.size, x.size))
+    J[rows, cols] = entries
+    return value, J
+
+
+def ba_sparse_manual(x, *, n, m, cam_index, point_index, features):
+    """ADBench's manual tool's form: the Jacobian's blocks by hand, stored sparse (CSR)."""
+    value, entries, rows, cols = _entries(x, n, m, cam_index, point_index, features)
+    return value, sp.csr_matrix((entries, (rows, cols)), shape=(value.size, x.size))
 
 
 def ba_data(size, rng):
@@ -136,3 +154,13 @@ PROBLEM = Problem(
     "ba", ba, ba_manual, ba_args, SIZES, False,
     "ADBench ba: bundle adjustment residuals of p observations (n cameras, m points), "
     "dense Jacobian", output="jacobian", make_data=ba_data, origin="adbench")
+
+#: the dense sizes, then ADBench's ba1 (its first data file's dimensions, with the
+#: generated layout above): what a sparse Jacobian makes possible
+SPARSE_SIZES = SIZES + (label(n=49, m=7776, p=31843),)
+
+SPARSE = Problem(
+    "ba_sparse", ba, ba_sparse_manual, ba_args, SPARSE_SIZES, False,
+    "ADBench ba: bundle adjustment residuals, sparse Jacobian (its pattern the hand-written "
+    "one's, as ADBench's tools know it)", output="sparse", make_data=ba_data,
+    origin="adbench")
