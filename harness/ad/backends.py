@@ -36,8 +36,8 @@ from harness.errors import Unavailable
 from kernels.ad import ENGINES
 from kernels.ad.backend import ADBackend
 from kernels.ad.errors import MissingRuleError, NestingError
-from kernels.ad.sparsity import Sparsity
 from kernels.ad.source import SourceTransformError
+from kernels.ad.sparsity import Sparsity
 
 #: The objective suites' name for the plain f, as the user wrote it: what the hand-written
 #: derivative and our engines evaluate (each peer evaluates its own translation), and

@@ -464,12 +464,16 @@ def jacobian(f, x, chunk=None, sparsity=None, mode=None):
     check_jacobian_input(x, "forward mode", traced=Dual)
     out = None
     if check_mode(mode) != "forward" and not isinstance(x, Dual):  # (nested: forward)
-        out = check_jacobian_output(f(x), "forward mode")
-        if sparsity is not None:
-            sparsity = _sparsity.of(sparsity, out.size, x.size)
-        if jacobian_mode(mode, x.size, out.size, sparsity) == "reverse":
-            from . import reverse  # it builds on this module: imported when first chosen
-            return reverse.jacobian(f, x, sparsity=sparsity, mode="reverse")
+        out = f(x)
+        if isinstance(out, _arrays.Traced):  # f closes over an enclosing level's value:
+            out = None  # forward mode, as ever
+        else:
+            out = check_jacobian_output(out, "forward mode")
+            if sparsity is not None:
+                sparsity = _sparsity.of(sparsity, out.size, x.size)
+            if jacobian_mode(mode, x.size, out.size, sparsity) == "reverse":
+                from . import reverse  # it builds on this module: imported when chosen
+                return reverse.jacobian(f, x, sparsity=sparsity, mode="reverse")
     if sparsity is not None:
         return _sparse_jacobian(f, x, chunk, sparsity, out)
     cols, out_shape = [], None

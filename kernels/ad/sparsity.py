@@ -20,12 +20,24 @@ for every entry of the pattern (a zero where the derivative happens to be zero).
 """
 
 import numpy as np
-import scipy.sparse as sp
+
+
+def _sp():
+    """scipy.sparse, imported when a sparse Jacobian is first asked for: importing the
+    engines never imports scipy (its rules register when the user imports it)."""
+    import scipy.sparse
+    return scipy.sparse
 
 #: a probe's seed: the same check on every call
 _PROBE_SEED = 20261128
 #: the probe's tolerance, relative to the row's (column's) sum of |J| |v| and |J v|
 _RTOL = 1e-8
+
+
+def matrix(values, rows, cols, shape):
+    """The CSR matrix of ``shape`` holding ``values`` at (``rows``, ``cols``): how a
+    hand-written sparse Jacobian is stored (its entries are then its pattern)."""
+    return _sp().csr_matrix((values, (rows, cols)), shape=shape)
 
 
 class Sparsity:
@@ -76,6 +88,7 @@ def _pattern(sparsity, rows, cols):
     stored entries, zeros included) or an array whose nonzero entries are the pattern, of
     ``rows x cols`` entries (shaped so, or f(x).shape + x.shape; None: as given);
     TypeError or ValueError naming what is wrong."""
+    sp = _sp()
     if sp.issparse(sparsity):
         if rows is not None and sparsity.shape != (rows, cols):
             raise ValueError(f"the sparsity pattern has shape {sparsity.shape}; this "
@@ -145,7 +158,7 @@ def by_columns(S, compressed, engine):
     J s per colour, then the probe's J v; ValueError where J v disagrees."""
     P, colour = S.P, S.columns[0]
     coo = P.tocoo()
-    J = sp.csr_matrix((compressed[colour[coo.col], coo.row], (coo.row, coo.col)),
+    J = _sp().csr_matrix((compressed[colour[coo.col], coo.row], (coo.row, coo.col)),
                       shape=P.shape)
     _check(J, probe(P.shape[1]), compressed[-1], engine, "row", "column")
     return J
@@ -171,7 +184,7 @@ def by_rows(S, compressed, engine):
     s^T J per colour of rows, then the probe's u^T J."""
     P, colour = S.P, S.rows[0]
     coo = P.tocoo()
-    J = sp.csr_matrix((compressed[colour[coo.row], coo.col], (coo.row, coo.col)),
+    J = _sp().csr_matrix((compressed[colour[coo.row], coo.col], (coo.row, coo.col)),
                       shape=P.shape)
     _check(J.T.tocsr(), probe(P.shape[0]), compressed[-1], engine, "column", "row")
     return J

@@ -17,7 +17,8 @@ from kernels.ad.problems import PROBLEMS
 
 #: a small instance of each eval
 SMALL = {"llsq": 16, "lse": 50, "det": 4, "ode": 10, "kmeans": "k=3,n=40,d=2",
-         "gmm": "d=3,k=4", "lstm": "l=2,c=12", "ba": "n=2,m=4,p=10", "ht": 10}
+         "gmm": "d=3,k=4", "lstm": "l=2,c=12", "ba": "n=2,m=4,p=10", "ht": 10,
+         "ba_sparse": "n=2,m=4,p=10"}
 GRADIENT_EVALS = [p.name for p in evals.PROBLEMS if p.output == "gradient"]
 JACOBIAN_EVALS = [p.name for p in evals.PROBLEMS if p.output == "jacobian"]
 EXACT = ["forward", "reverse", "source"]
@@ -51,7 +52,7 @@ def _ridders(f, args, monkeypatch):
 def test_registry_lists_the_evals_under_gradbench_names():
     names = [p.name for p in evals.PROBLEMS]
     assert names == ["llsq", "lse", "det", "ode", "kmeans", "gmm", "lstm", "ba", "ht",
-                     "kmeans_dir", "particle", "saddle"]
+                     "ba_sparse", "kmeans_dir", "particle", "saddle"]
     for p in evals.PROBLEMS:
         assert PROBLEMS[p.name] is p and p.origin in ("gradbench", "adbench")
         assert p.name in SMALL or p.output == "nested"
@@ -104,6 +105,18 @@ def test_exact_engines_jacobians_match_manual(name, engine):
 def test_finite_jacobian_is_close(name):
     f, manual, (x,) = _instance(name)
     assert rho((ENGINES["finite"].jacobian(f, x),), (manual(x)[1],)) <= 1e-6
+
+
+def test_ba_sparse_manual_is_the_dense_one_stored_sparse():
+    """ba_sparse's hand-written Jacobian holds the dense one's entries, at 15 stored
+    entries a reprojection row and 1 a weight row (ADBench's structure)."""
+    f, manual, (x,) = _instance("ba_sparse")
+    _, dense_manual, _ = _instance("ba")
+    value, J = manual(x)
+    np.testing.assert_allclose(value, f(x), rtol=1e-14, atol=1e-15)
+    np.testing.assert_array_equal(J.toarray(), dense_manual(x)[1])
+    p = len(value) // 3
+    assert list(np.diff(J.indptr)) == [15] * (2 * p) + [1] * p
 
 
 def test_ba_blocks_match_gradbench_reference_values():

@@ -94,7 +94,7 @@ def test_reverse_records_once_and_source_runs_its_primal_once():
         return np.tanh(x) * np.sum(x)
 
     x = _RNG.uniform(-1, 1, 6)
-    reverse.jacobian(f, x)
+    reverse.jacobian(f, x, mode="reverse")  # (square: left to itself, forward mode's)
     assert len(calls) == 1
     t = source.transform(f)
     runs = []
@@ -106,7 +106,8 @@ def test_reverse_records_once_and_source_runs_its_primal_once():
 
     t.primal = counted
     try:
-        np.testing.assert_allclose(source.jacobian(f, x), finite.jacobian(f, x), rtol=1e-8)
+        np.testing.assert_allclose(source.jacobian(f, x, mode="reverse"),
+                                   finite.jacobian(f, x), rtol=1e-8)
     finally:
         t.primal = primal
     assert runs == [1]

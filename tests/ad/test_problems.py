@@ -172,7 +172,7 @@ def test_module_imports_numpy_only_as_np(module):
     assert [i for i in imports if i != ("functools", None)] == [("numpy", "np")]
     froms = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert froms <= {"typing", "collections.abc", "_problem", "_sizes", "_rotations",
-                     "_descent", None}
+                     "_descent", "sparsity", None}
 
 
 def _has_element_loop(fn):

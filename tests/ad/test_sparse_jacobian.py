@@ -96,7 +96,7 @@ def test_a_pattern_that_leaves_out_an_entry_is_an_error(engine, mode):
     rng = np.random.default_rng(11)
     f, J, mask = sparse_problem(rng, 15, 10, 0.3)
     x = rng.normal(size=10)
-    for k in range(3):  # three different entries left out
+    for _ in range(3):  # three different entries left out
         short = mask.copy()
         r, c = np.argwhere(mask)[rng.integers(mask.sum())]
         short[r, c] = False

@@ -23,9 +23,9 @@ switches to the first-order form.
 """
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._problem import Problem
+from ..sparsity import matrix
 from ._rotations import rodrigues, rotated_jacobian
 from ._sizes import label, parse
 
@@ -121,7 +121,7 @@ def ba_manual(x, *, n, m, cam_index, point_index, features):
 def ba_sparse_manual(x, *, n, m, cam_index, point_index, features):
     """ADBench's manual tool's form: the Jacobian's blocks by hand, stored sparse (CSR)."""
     value, entries, rows, cols = _entries(x, n, m, cam_index, point_index, features)
-    return value, sp.csr_matrix((entries, (rows, cols)), shape=(value.size, x.size))
+    return value, matrix(entries, rows, cols, (value.size, x.size))
 
 
 def ba_data(size, rng):

@@ -169,7 +169,9 @@ def jacobian(f, x, sparsity=None, mode=None):
         shape = check_jacobian_output(plain, _ENGINE).shape
         if sparsity is not None:
             sparsity = _sparsity.of(sparsity, plain.size, x.size)
-        if nested or jacobian_mode(mode, x.size, plain.size, sparsity) == "reverse":
+        # nested, or f closing over an enclosing level's value: reverse mode, as ever
+        if (nested or value is not plain
+                or jacobian_mode(mode, x.size, plain.size, sparsity) == "reverse"):
             rows = _pullbacks(out if traced else None, leaf, x, start, shape, sparsity)
     finally:
         running.pop()

@@ -279,7 +279,9 @@ def jacobian(f, x, sparsity=None, mode=None):
     shape = check_jacobian_output(plain, "the source engine").shape
     if sparsity is not None:
         sparsity = _sparsity.of(sparsity, plain.size, x.size)
-    if not nested and jacobian_mode(mode, x.size, plain.size, sparsity) == "forward":
+    # (nested, or f closing over an enclosing level's value: reverse mode, as ever)
+    if (not nested and value is plain
+            and jacobian_mode(mode, x.size, plain.size, sparsity) == "forward"):
         return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
     finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
     if sparsity is not None:
