@@ -314,12 +314,13 @@ _DIRECTIONS = {}
 
 
 def _directions(problem, args):
-    """The forward passes' directions of a sparse eval's Jacobian (its columns' colours and
-    the check's): every exact engine picks the mode of fewer passes, forward on ba."""
+    """The passes of a sparse eval's Jacobian in the mode of fewer (every exact engine
+    picks it; forward on ba): its colours and the check's."""
     key = problem.name, input_size(args)
     if key not in _DIRECTIONS:
         pattern = sparse_pattern(problem, args)
-        _DIRECTIONS[key] = min(pattern.columns[1], pattern.rows[1]) + 1
+        side = pattern.columns if pattern.mode(None) == "forward" else pattern.rows
+        _DIRECTIONS[key] = side[1] + 1
     return _DIRECTIONS[key]
 
 

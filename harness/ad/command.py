@@ -50,9 +50,13 @@ def sizes_of(name, size):
 
 
 def _with_tools(problem, names, tools):
-    """The backends of one problem: ours by name, then each tool (per pairing on the
-    nested evals that gradbench evaluates so)."""
+    """The backends of one problem: ours by name (with the peers' other Jacobian methods
+    on the Jacobian evals), then each tool (per pairing on the nested evals that gradbench
+    evaluates so)."""
     ours = [backends.get(name) for name in names]
+    if problem.output == "jacobian":  # the peers' other Jacobian methods (torch:jacfwd)
+        ours += [backends.get(name) for name in backends.jacobian_names()
+                 if name.partition(":")[0] in names]
     if problem.output == "nested" and problem.name != "kmeans_dir":
         return ours + [t.with_pairing(p) for t in tools for p in PAIRINGS]
     return ours + list(tools)

@@ -11,17 +11,24 @@ engine taking its mode's letter (source transformation is reverse mode); finite
 differences, no mode, serve both. kmeans' ``dir`` (a Hessian's diagonal) is forward mode
 over the engine's gradient.
 
-Modules whose conventions are not yet checked against gradbench's reference (ba, whose
-outputs gradbench compresses to one camera and point repeated, and ht) are not offered:
-the tool says so at ``define`` rather than risk a wrong output.
+``ba`` is gradbench's (its cpp/gradbench/evals/ba.hpp): the input is one camera, point,
+weight and feature, repeated n, m and p times, observation i seeing camera i mod n and
+point i mod m; the objective is answered as its first reprojection pair and first weight
+residual with the repeat counts, the Jacobian (sparse, ba_sparsity's pattern and
+colouring, made ready outside the timed call) as its CSR row pointer, columns and values,
+each cut to its first 30 entries and its last.
+
+``ht``, whose conventions are not yet checked against gradbench's reference, is not
+offered: the tool says so at ``define`` rather than risk a wrong output.
 """
 
 import functools
+import inspect
 
 import numpy as np
 
 from kernels.ad import ENGINES
-from kernels.ad.evals import det, gmm, kmeans, llsq, lse, lstm, ode, particle, saddle
+from kernels.ad.evals import ba, det, gmm, kmeans, llsq, lse, lstm, ode, particle, saddle
 
 from .protocol import Unserved
 
@@ -146,6 +153,51 @@ def _lstm_args(p):
                            "sequence": sequence}
 
 
+def _ba_args(p):
+    """(x,) and the data of gradbench's ba input: its one camera (11), point (3), weight
+    and feature (2) repeated n, m, p and p times (ADBench's generated layout)."""
+    n, m, count = _count(p, "n"), _count(p, "m"), _count(p, "p")
+    w = _field(p, "w")
+    if isinstance(w, bool) or not isinstance(w, (int, float)):
+        raise Unserved(f"input field 'w' must be a number, got {w!r}")
+    x = np.concatenate((np.tile(_shaped(p, "cam", (11,)), n), np.tile(_shaped(p, "x", (3,)), m),
+                        np.full(count, float(w))))
+    return (x,), {"n": n, "m": m, "cam_index": np.arange(count) % n,
+                  "point_index": np.arange(count) % m,
+                  "features": np.tile(_shaped(p, "feat", (2,)), (count, 1))}
+
+
+def _ba_objective(r):
+    """ba's residuals as gradbench gives them: the first of each kind and the count."""
+    count = len(r) // 3
+    return {"reproj_error": {"elements": _array(r[:2]), "repeated": count},
+            "w_err": {"element": float(r[2 * count]), "repeated": count}}
+
+
+def _ba_jacobian_output(J):
+    """A CSR Jacobian as gradbench's ba gives it: row pointer, columns and values, each
+    its first 30 entries and its last."""
+    J.sort_indices()
+    return {name: [*values[:30].tolist(), values[-1].item()] for name, values in
+            (("rows", J.indptr), ("cols", J.indices), ("vals", J.data))}
+
+
+def _ba_jacobian(engine):
+    """ba's sparse Jacobian by ``engine``, its pattern made ready before the timed call."""
+    jacobian = ENGINES[engine].jacobian
+
+    def prepare(payload):
+        if "sparsity" not in inspect.signature(jacobian).parameters:
+            raise Unserved(f"the {engine} engine has no sparse Jacobian, which gradbench's "
+                           "ba asks for")
+        (x,), data = _ba_args(payload)
+        pattern = ba.ba_sparsity(data["n"], data["m"], data["cam_index"],
+                                 data["point_index"])
+        return (functools.partial(jacobian, sparsity=pattern),
+                (functools.partial(ba.ba, **data), x), _ba_jacobian_output)
+    return prepare
+
+
 def _pairings(engine):
     """{letters: (outer, inner)} for the nested evals (module docstring): a letter is the
     mode the engines declare (kernels.ad.backend.ADBackend.mode), the tool's own engine
@@ -212,6 +264,8 @@ def modules(engine):
                  # the gradient, main_params' then extra_params', each row by row
                  "jacobian": _derivative(g, lstm.lstm, _lstm_args, lambda grads: np.concatenate(
                      [np.ravel(x) for x in grads]).tolist())},
+        "ba": {"objective": _value(ba.ba, _ba_args, _ba_objective),
+               "jacobian": _ba_jacobian(engine)},
         "particle": _nested(particle.particle, _particle_start, _number, engine),
         "saddle": _nested(saddle.saddle, _saddle_start, _array, engine),
     }

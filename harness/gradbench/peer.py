@@ -41,6 +41,13 @@ DEADLINE = 300.0
 SAMPLE_SECONDS = 0.005
 
 
+#: why an eval of ours is not asked of a tool (harness.gradbench.requests)
+_WHY_NOT = {"kmeans": " (its kmeans asks for dir, the kmeans_dir eval)",
+            "ba": " on distinct cameras (its ba input repeats one camera, point and weight)",
+            "ba_sparse": " on distinct cameras (its ba input repeats one camera, point and "
+                         "weight)"}
+
+
 class ToolFailure(Unavailable):
     """The tool process cannot go on (it did not start, died, broke the protocol, or was
     silent past the deadline)."""
@@ -181,9 +188,7 @@ class ToolBackend:
         request = REQUESTS.get(problem.name)
         if request is None:
             raise NotImplementedError(f"gradbench has no function computing {problem.name}'s "
-                                      "derivative" + (" (its kmeans asks for dir, the "
-                                                      "kmeans_dir eval)" if
-                                                      problem.name == "kmeans" else ""))
+                                      "derivative" + _WHY_NOT.get(problem.name, ""))
         derivative = request.derivative or self.pairing
         if derivative is None:
             raise NotImplementedError(f"{problem.name} is evaluated per pairing of modes: "

@@ -8,9 +8,10 @@ nested evals, which have none apart), and three conversions. A nested eval that 
 evaluates per pairing of modes (``particle``, ``saddle``: ``ff``, ``fr``, ``rf``, ``rr``)
 names no function: the peer is told the pairing.
 
-ba and ht are not here: gradbench compresses ba's Jacobian and its ht convention is not
-checked against ours (the tool side refuses them for the same reason), so a tool is not
-asked for them rather than judged against a convention it does not share.
+ba, ba_sparse and ht are not here: gradbench's ba input is one camera, point and weight
+repeated, which our ba (distinct ones) cannot be written as, and its Jacobian comes back
+cut to 31 entries; its ht convention is not checked against ours (the tool side refuses
+ht for that reason). A tool is not asked for them rather than judged on a part of them.
 """
 
 from typing import NamedTuple

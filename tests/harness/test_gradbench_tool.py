@@ -17,7 +17,7 @@ from scipy import special, stats
 from harness.gradbench import evals, protocol
 from kernels.ad import ENGINES as AD_ENGINES
 from kernels.ad.backend import ADBackend
-from kernels.ad.evals import det, gmm, kmeans, llsq, lse, lstm, ode
+from kernels.ad.evals import ba, det, gmm, kmeans, llsq, lse, lstm, ode
 
 ENGINES = ("forward", "reverse", "source")
 SEED = 2026
@@ -230,3 +230,46 @@ def test_gmm_is_gradbenchs_log_posterior():
         "d": d, "k": 1, "n": n, "x": x.tolist(), "m": m, "gamma": gamma, "alpha": [0.3],
         "mu": mu.tolist(), "q": q.tolist(), "l": lower.tolist()})])
     np.testing.assert_allclose(answer["output"], density + prior, rtol=1e-12)
+
+
+#: gradbench's ba input (its evals/ba/data/ba1 file: one camera, point, weight and
+#: feature, to be repeated), at a small n, m and p
+BA_INPUT = {"n": 3, "m": 5, "p": 20,
+            "cam": [-0.758453, -1.109613, -0.845551, 34.556073, 39.676747, 53.881673,
+                    419.194514, 5.864426, -8.518870, 0.087812, 0.002739],
+            "x": [7.203245, 0.001144, 3.023326], "w": 0.417022, "feat": [271.760969, 834.209256]}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ba_answers_in_gradbenchs_encoding(engine):
+    """ba as gradbench's ba.hpp gives it: the input repeated (observation i sees camera
+    i mod n and point i mod m); the objective as its first pair, first weight residual and
+    counts; the sparse Jacobian as CSR row pointer, columns and values cut to their first
+    30 entries and last, against the hand-written Jacobian (ADBench's manual layout)."""
+    n, m, p = BA_INPUT["n"], BA_INPUT["m"], BA_INPUT["p"]
+    x = np.concatenate((np.tile(BA_INPUT["cam"], n), np.tile(BA_INPUT["x"], m),
+                        np.full(p, BA_INPUT["w"])))
+    data = {"n": n, "m": m, "cam_index": np.arange(p) % n, "point_index": np.arange(p) % m,
+            "features": np.tile(BA_INPUT["feat"], (p, 1))}
+    value, J = ba.ba_sparse_manual(x, **data)
+    J.sort_indices()
+    objective, jacobian = session(engine, [evaluate(0, "ba", "objective", BA_INPUT),
+                                           evaluate(1, "ba", "jacobian", BA_INPUT)])
+    assert objective["success"] and jacobian["success"], (objective, jacobian)
+    got = objective["output"]
+    assert got["reproj_error"]["repeated"] == p and got["w_err"]["repeated"] == p
+    # (a projection near 800 less a feature near it: rounding of the projection's scale)
+    np.testing.assert_allclose(got["reproj_error"]["elements"], value[:2], atol=1e-11)
+    np.testing.assert_allclose(got["w_err"]["element"], 1 - BA_INPUT["w"] ** 2, rtol=1e-15)
+    got = jacobian["output"]
+    assert got["rows"] == list(range(0, 450, 15)) + [31 * p]  # 15 a reprojection row
+    assert got["cols"][:15] == [*range(11), 33, 34, 35, 48] == got["cols"][15:30]
+    assert got["cols"][-1] == 11 * n + 3 * m + p - 1
+    assert all(type(v) is int for v in got["rows"] + got["cols"])
+    np.testing.assert_allclose(got["vals"], [*J.data[:30], J.data[-1]], rtol=1e-10)
+    assert got["vals"][-1] == -2 * BA_INPUT["w"]
+
+
+def test_ba_refuses_an_engine_without_sparse_jacobians():
+    (answer,) = session("finite", [evaluate(0, "ba", "jacobian", BA_INPUT)])
+    assert answer["success"] is False and "no sparse Jacobian" in answer["error"]

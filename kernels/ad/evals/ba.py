@@ -14,9 +14,11 @@ The differentiated input x is every camera (11n), then every point (3m), then ev
 (p); f(x) is the 2p reprojection residuals, observation by observation, then the p weight
 residuals: ADBench's row and column layout. Its Jacobian is block sparse (15 entries per
 reprojection row, 1 per weight row); ADBench's tools compute the blocks observation by
-observation and store them sparse. The contract here is a dense ``jacobian(f, x)``, so the
+observation and store them sparse. ``ba`` asks for the dense ``jacobian(f, x)``, so its
 problems are smaller than ADBench's (ba1 is n = 49, m = 7776, p = 31843, a dense Jacobian of
-16 GB): generated with its structure (observation i sees camera i mod n and point i mod m,
+42 GB); ``ba_sparse`` asks for ``jacobian(f, x, sparsity=...)`` and goes on to ba1's size
+(:func:`ba_sparsity`: the pattern and its colouring from the observations alone). Both are
+generated with its structure (observation i sees camera i mod n and point i mod m,
 ADBench's and gradbench's layout), with distinct random cameras, points and weights.
 Rodrigues' formula is the general one: a random rotation is never exactly 0, where ADBench
 switches to the first-order form.
@@ -25,7 +27,7 @@ switches to the first-order form.
 import numpy as np
 
 from .._problem import Problem
-from ..sparsity import matrix
+from ..sparsity import Sparsity, matrix
 from ._rotations import rodrigues, rotated_jacobian
 from ._sizes import label, parse
 
@@ -90,25 +92,43 @@ def ba_blocks(cams, points, w, cam_index, point_index, features):
     return residual, block
 
 
-def _entries(x, n, m, cam_index, point_index, features):
-    """The residuals, and the Jacobian's entries by hand as (values, rows, columns): each
-    observation's 2 x 15 block, then each weight row's one entry (ADBench's layout)."""
+def _layout(n, m, cam_index, point_index):
+    """The rows and columns of the Jacobian's entries (ADBench's layout): each
+    observation's 2 x 15 block (its camera's 11 columns, its point's 3, its weight's),
+    row by row, then each weight row's one entry."""
     p = len(cam_index)
+    block = (p, 2, 15)
+    rows = np.broadcast_to(np.arange(2 * p).reshape(p, 2)[:, :, None], block)
+    cam_cols = 11 * cam_index[:, None] + np.arange(11)
+    point_cols = 11 * n + 3 * point_index[:, None] + np.arange(3)
+    weight_cols = (11 * n + 3 * m + np.arange(p))[:, None]
+    cols = np.broadcast_to(np.concatenate((cam_cols, point_cols, weight_cols),
+                                          axis=1)[:, None, :], block)
+    return (np.concatenate((rows.ravel(), 2 * p + np.arange(p))),
+            np.concatenate((cols.ravel(), 11 * n + 3 * m + np.arange(p))))
+
+
+def ba_sparsity(n, m, cam_index, point_index):
+    """The Jacobian's pattern from the observations alone, with the colouring its
+    structure gives: parameter j of every camera one colour (no row sees two cameras),
+    each point coordinate one, the weights one; 15, the least possible."""
+    rows, cols = _layout(n, m, cam_index, point_index)
+    p = len(cam_index)
+    colour = np.concatenate((np.tile(np.arange(11), n), np.tile(11 + np.arange(3), m),
+                             np.full(p, 14)))
+    pattern = matrix(np.ones(rows.size, dtype=bool), rows, cols, (3 * p, colour.size))
+    return Sparsity(pattern, columns=colour)
+
+
+def _entries(x, n, m, cam_index, point_index, features):
+    """The residuals, and the Jacobian's entries by hand in :func:`_layout`'s order."""
     cams = x[:11 * n].reshape(n, 11)
     points = x[11 * n:11 * n + 3 * m].reshape(m, 3)
     w = x[11 * n + 3 * m:]
     residual, block = ba_blocks(cams, points, w, cam_index, point_index, features)
-    rows = np.broadcast_to(np.arange(2 * p).reshape(p, 2)[:, :, None], block.shape)
-    cam_cols = 11 * cam_index[:, None] + np.arange(11)
-    point_cols = 11 * n + 3 * point_index[:, None] + np.arange(3)
-    weight_cols = (11 * n + 3 * m + np.arange(p))[:, None]
-    cols = np.broadcast_to(np.concatenate((cam_cols, point_cols, weight_cols), axis=1)[:, None, :],
-                           block.shape)
-    diagonal = 11 * n + 3 * m + np.arange(p)
-    values = np.concatenate((block.ravel(), -2.0 * w))
-    return (np.concatenate((residual.ravel(), 1.0 - w * w)), values,
-            np.concatenate((rows.ravel(), 2 * p + np.arange(p))),
-            np.concatenate((cols.ravel(), diagonal)))
+    return (np.concatenate((residual.ravel(), 1.0 - w * w)),
+            np.concatenate((block.ravel(), -2.0 * w)),
+            *_layout(n, m, cam_index, point_index))
 
 
 def ba_manual(x, *, n, m, cam_index, point_index, features):
