@@ -58,7 +58,9 @@ def eval_figure(res, out):
                 ax.plot(*zip(*points), label=b, **plot_style(b))
         ax.axhline(1.0, color="grey", linewidth=1)
         ax.set_xticks(range(len(sizes)), [str(s) for s in sizes], fontsize="small")
-        ax.set(yscale="log", title=f"{name} ({PROBLEMS[name].output})",
+        output = PROBLEMS[name].output
+        kind = "sparse jacobian" if output == "sparse" else output
+        ax.set(yscale="log", title=f"{name} ({kind})",
                ylabel="time / manual")
         ax.grid(True, which="both", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:

@@ -59,8 +59,9 @@ EVAL_CASES = [repr(("llsq", 16)), repr(("llsq", 32)), repr(("gmm", "d=2,k=5"))]
 
 def add_evals(res):
     """The eval suite: gradients of manual, reverse, source and torch (torch skipped on
-    gmm), a Jacobian eval (ht), the plain objective, reverse's ratios sampled in one
-    process, and the peak memory of the gradients and the objective."""
+    gmm), the Jacobian evals ht and ba_sparse (no peer), the plain objective, reverse's
+    ratios sampled in one process, and the peak memory of the gradients and the
+    objective."""
     backends = ["'manual'", "'reverse'", "'source'", "'torch'"]
     nan = math.nan
     add(res, ids.EVAL_GRADIENT, [EVAL_CASES, backends],
@@ -69,9 +70,10 @@ def add_evals(res):
          1e-3, 4e-3, 3e-3, nan])
     add(res, ids.EVAL_OBJECTIVE, [EVAL_CASES, ["'numpy'", "'torch'"]],
         [1e-4, 2e-4, 1e-4, 3e-4, 5e-4, nan])
-    add(res, ids.EVAL_JACOBIAN, [[repr(("ht", 100))], ["'manual'", "'forward'", "'torch'",
-                                                     "'torch:jacfwd'"]],
-        [1e-3, 4e-3, 9e-3, 2e-3])
+    # ba_sparse: the peers have no sparse Jacobian (skipped)
+    add(res, ids.EVAL_JACOBIAN, [[repr(("ht", 100)), repr(("ba_sparse", "n=2,m=10,p=40"))],
+                                 ["'manual'", "'forward'", "'torch'", "'torch:jacfwd'"]],
+        [1e-3, 4e-3, 9e-3, 2e-3, 3e-4, 2e-3, nan, nan])
     add(res, ids.EVAL_VS_OBJECTIVE, [EVAL_CASES, ["'reverse'"]], [2.1, 2.9, 7.5])
     add(res, ids.EVAL_VS_MANUAL, [EVAL_CASES, ["'reverse'"]], [1.9, 1.4, 4.1])
     # peak MiB one gradient adds (the first llsq below the ratio's floor), one objective's
