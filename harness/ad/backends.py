@@ -294,7 +294,15 @@ def evaluations(name, problem, args, chunk=None):
     nested eval, in runs of its hand-written procedure (a backend that refuses nesting:
     one, since it refuses at its first call)."""
     N = input_size(args)
-    cost = _declared(name).cost
+    declared = _declared(name)
+    cost = declared.cost
+    if (problem.output == "jacobian" and declared.role == "engine"
+            and declared.mode == "reverse" and N <= int(np.size(problem.f(*args)))):
+        # a reverse-mode engine's jacobian hands a tall one to forward mode: its primal's
+        # run, then the forward engine's passes
+        forward = next(b for b in registry.ad().values()
+                       if b.role == "engine" and b.mode == "forward")
+        return 1.0 + evaluations(forward.name, problem, args)
     if problem.output == "nested":
         nested = cost.as_outer if "/" in name else cost.nested
         return nested(N) if nested is not None else 1.0
