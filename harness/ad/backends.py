@@ -36,6 +36,7 @@ from harness.errors import Unavailable
 from kernels.ad import ENGINES
 from kernels.ad.backend import ADBackend
 from kernels.ad.errors import MissingRuleError, NestingError
+from kernels.ad.modes import FORWARD, REVERSE
 from kernels.ad.source import SourceTransformError
 from kernels.ad.sparsity import Sparsity
 
@@ -297,11 +298,11 @@ def evaluations(name, problem, args, chunk=None):
     declared = _declared(name)
     cost = declared.cost
     if (problem.output == "jacobian" and declared.role == "engine"
-            and declared.mode == "reverse" and N <= int(np.size(problem.f(*args)))):
+            and declared.mode == REVERSE and N <= int(np.size(problem.f(*args)))):
         # a reverse-mode engine's jacobian hands a tall one to forward mode: its primal's
         # run, then the forward engine's passes
         forward = next(b for b in registry.ad().values()
-                       if b.role == "engine" and b.mode == "forward")
+                       if b.role == "engine" and b.mode == FORWARD)
         return 1.0 + evaluations(forward.name, problem, args)
     if problem.output == "nested":
         nested = cost.as_outer if "/" in name else cost.nested
@@ -327,7 +328,7 @@ def _directions(problem, args):
     key = problem.name, input_size(args)
     if key not in _DIRECTIONS:
         pattern = sparse_pattern(problem, args)
-        side = pattern.columns if pattern.mode(None) == "forward" else pattern.rows
+        side = pattern.columns if pattern.mode(None) == FORWARD else pattern.rows
         _DIRECTIONS[key] = side[1] + 1
     return _DIRECTIONS[key]
 

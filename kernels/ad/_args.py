@@ -90,28 +90,6 @@ def check_jacobian_output(value, engine):
     return np.asarray(value, dtype=float)
 
 
-#: the modes a Jacobian is taken in (``jacobian(..., mode=)`` of the exact engines)
-MODES = ("forward", "reverse")
-
-
-def check_mode(mode):
-    if mode is not None and mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES} or None (chosen by the shapes), got "
-                         f"{mode!r}")
-    return mode
-
-
-def jacobian_mode(mode, inputs, outputs, sparsity=None):
-    """``mode`` when told; else forward when ``inputs`` (x.size) are no more than
-    ``outputs`` (f(x).size), or, for a sparse Jacobian (a kernels.ad.sparsity.Sparsity),
-    when its columns need no more colours than its rows: the mode of fewer passes."""
-    if check_mode(mode) is not None:
-        return mode
-    if sparsity is not None:
-        return sparsity.mode(None)
-    return "forward" if inputs <= outputs else "reverse"
-
-
 def jacobian_seed(shape, i):
     """The cotangent that pulls back the output element ``i`` (flat index) of an output of
     ``shape``: one-hot (1.0 for a scalar output)."""

@@ -13,6 +13,8 @@ N, the number of scalar inputs.
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from . import modes as _modes
+
 #: What a backend is to the comparison:
 #: - baseline: the problem's hand-written derivative, which every ratio is taken
 #:   against;
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 #: - plugin: an adapter an installed distribution declares (entry point).
 ROLES = ("baseline", "engine", "peer", "plugin")
 #: The modes a backend's derivatives may be taken in (ADBackend.mode).
-MODES = ("forward", "reverse", None)
+MODES = (*_modes.MODES, None)
 
 
 def constant(value):

@@ -23,16 +23,9 @@ import operator
 
 import numpy as np
 
-from . import _arrays, _keywords, rules
+from . import _arrays, _keywords, modes, rules
 from . import sparsity as _sparsity
-from ._args import (
-    check_arguments,
-    check_jacobian_input,
-    check_jacobian_output,
-    check_mode,
-    jacobian_mode,
-    nesting_refused,
-)
+from ._args import check_arguments, check_jacobian_input, check_jacobian_output, nesting_refused
 from .backend import ADBackend, Cost, constant
 from .errors import NestingError
 
@@ -463,7 +456,7 @@ def jacobian(f, x, chunk=None, sparsity=None, mode=None):
     plain ``f`` to learn the output's size; ``"forward"`` always forward."""
     check_jacobian_input(x, "forward mode", traced=Dual)
     out = None
-    if check_mode(mode) != "forward" and not isinstance(x, Dual):  # (nested: forward)
+    if modes.check(mode) != modes.FORWARD and not isinstance(x, Dual):  # (nested: forward)
         out = f(x)
         if isinstance(out, _arrays.Traced):  # f closes over an enclosing level's value:
             out = None  # forward mode, as ever
@@ -471,9 +464,9 @@ def jacobian(f, x, chunk=None, sparsity=None, mode=None):
             out = check_jacobian_output(out, "forward mode")
             if sparsity is not None:
                 sparsity = _sparsity.of(sparsity, out.size, x.size)
-            if jacobian_mode(mode, x.size, out.size, sparsity) == "reverse":
-                from . import reverse  # it builds on this module: imported when chosen
-                return reverse.jacobian(f, x, sparsity=sparsity, mode="reverse")
+            if modes.choose(mode, x.size, out.size, sparsity) == modes.REVERSE:
+                return modes.jacobian_in(modes.REVERSE)(f, x, sparsity=sparsity,
+                                                        mode=modes.REVERSE)
     if sparsity is not None:
         return _sparse_jacobian(f, x, chunk, sparsity, out)
     cols, out_shape = [], None
@@ -526,7 +519,7 @@ def hessian(f, x, chunk=None):
     forward-mode gradient (ForwardDiff's approach), tags keeping the levels apart."""
     if not isinstance(x, np.ndarray) or x.ndim != 1:
         raise TypeError("hessian takes a 1-D float array")
-    return jacobian(lambda y: _gradient_flat(f, (y,), chunk), x, chunk, mode="forward")
+    return jacobian(lambda y: _gradient_flat(f, (y,), chunk), x, chunk, mode=modes.FORWARD)
 
 
 def cost(problem, N, chunk=None):
@@ -549,6 +542,8 @@ def cost(problem, N, chunk=None):
 #: Nested: forward at both levels 19x the hand-written procedure on saddle (N = 2), 22x on
 #: particle (N = 1), 6000x on kmeans_dir (N = 80: each outer direction runs the inner
 #: gradient's passes); as the outer engine over reverse or source, 16x on kmeans_dir.
+modes.register(modes.FORWARD, jacobian)
+
 BACKEND = ADBackend(
     name="forward", role="engine", nests=True, options=("chunk",), mode="forward",
     cost=Cost(steady=cost, nested=lambda N: max(25.0, N * N), as_outer=constant(30.0)))

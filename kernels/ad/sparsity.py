@@ -21,6 +21,8 @@ for every entry of the pattern (a zero where the derivative happens to be zero).
 
 import numpy as np
 
+from .modes import FORWARD, REVERSE
+
 
 def _sp():
     """scipy.sparse, imported when a sparse Jacobian is first asked for: importing the
@@ -80,10 +82,10 @@ class Sparsity:
         if mode:
             return mode
         if self._columns is not None and self._columns[1] <= _fullest(self.P.tocsc()):
-            return "forward"
+            return FORWARD
         if self._rows is not None and self._rows[1] < _fullest(self.P):
-            return "reverse"
-        return "forward" if self.columns[1] <= self.rows[1] else "reverse"
+            return REVERSE
+        return FORWARD if self.columns[1] <= self.rows[1] else REVERSE
 
 
 def _fullest(P):

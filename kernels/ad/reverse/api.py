@@ -15,14 +15,12 @@ import numbers
 
 import numpy as np
 
-from .. import _arrays, _cotangents, forward, rules
+from .. import _arrays, _cotangents, forward, modes, rules
 from .. import sparsity as _sparsity
 from .._args import (
     check_argument,
     check_jacobian_input,
     check_jacobian_output,
-    check_mode,
-    jacobian_mode,
     jacobian_seed,
     nesting_refused,
 )
@@ -144,8 +142,8 @@ def jacobian(f, x, sparsity=None, mode=None):
     if sparsity is not None and nested:
         raise TypeError(f"{_ENGINE}: a sparse Jacobian is taken at a plain float array, "
                         "not nested")
-    if check_mode(mode) == "forward" and not nested:
-        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
+    if modes.check(mode) == modes.FORWARD and not nested:
+        return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     start = _next_seq()
     leaf = Variable(x) if not nested else _dual_leaf(x)
     collecting = gc.isenabled()
@@ -171,14 +169,14 @@ def jacobian(f, x, sparsity=None, mode=None):
             sparsity = _sparsity.of(sparsity, plain.size, x.size)
         # nested, or f closing over an enclosing level's value: reverse mode, as ever
         if (nested or value is not plain
-                or jacobian_mode(mode, x.size, plain.size, sparsity) == "reverse"):
+                or modes.choose(mode, x.size, plain.size, sparsity) == modes.REVERSE):
             rows = _pullbacks(out if traced else None, leaf, x, start, shape, sparsity)
     finally:
         running.pop()
         if collecting:
             gc.enable()
     if rows is None:  # forward mode's, chosen by the shapes
-        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
+        return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     if sparsity is not None:
         return _sparsity.by_rows(sparsity, np.reshape(rows, (len(rows), x.size)), _ENGINE)
     if not rows:
@@ -222,4 +220,7 @@ def hessian(f, x):
     dimension): shape ``x.shape + x.shape``, forward over reverse (one reverse-mode gradient
     per forward chunk, its tape computing on Duals)."""
     check_jacobian_input(x, _ENGINE, traced=forward.Dual)
-    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode="forward")
+    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode=modes.FORWARD)
+
+
+modes.register(modes.REVERSE, jacobian)

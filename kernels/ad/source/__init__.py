@@ -38,14 +38,12 @@ import weakref
 
 import numpy as np
 
-from .. import _cotangents, forward, rules
+from .. import _cotangents, forward, modes, rules
 from .. import sparsity as _sparsity
 from .._args import (
     check_arguments,
     check_jacobian_input,
     check_jacobian_output,
-    check_mode,
-    jacobian_mode,
     jacobian_seed,
     nesting_refused,
 )
@@ -262,8 +260,8 @@ def jacobian(f, x, sparsity=None, mode=None):
     if sparsity is not None and nested:
         raise TypeError("the source engine: a sparse Jacobian is taken at a plain float "
                         "array, not nested")
-    if check_mode(mode) == "forward" and not nested:
-        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
+    if modes.check(mode) == modes.FORWARD and not nested:
+        return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     if type(f) is functools.partial:  # data bound: inactive, its cotangents dropped
         bound, keywords = f.args, f.keywords
         t = _transform_bound(f)
@@ -281,8 +279,8 @@ def jacobian(f, x, sparsity=None, mode=None):
         sparsity = _sparsity.of(sparsity, plain.size, x.size)
     # (nested, or f closing over an enclosing level's value: reverse mode, as ever)
     if (not nested and value is plain
-            and jacobian_mode(mode, x.size, plain.size, sparsity) == "forward"):
-        return forward.jacobian(f, x, sparsity=sparsity, mode="forward")
+            and modes.choose(mode, x.size, plain.size, sparsity) == modes.FORWARD):
+        return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
     if sparsity is not None:
         rows = [finish(adjoint(seed)[at], x) for seed in _sparsity.cotangents(sparsity, shape)]
@@ -299,7 +297,7 @@ def hessian(f, x):
     dimension): shape ``x.shape + x.shape``, forward over source (the generated primal and
     adjoint run on forward Duals, whose partials are the Hessian's columns)."""
     check_jacobian_input(x, "the source engine", traced=_Dual)
-    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode="forward")
+    return forward.jacobian(lambda y: gradient(f, y)[0], x, mode=modes.FORWARD)
 
 
 
