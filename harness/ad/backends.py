@@ -42,8 +42,8 @@ from kernels.ad.sparsity import Sparsity
 
 #: The objective suites' name for the plain f, as the user wrote it: what the hand-written
 #: derivative and our engines evaluate (each peer evaluates its own translation), and
-#: what every "x objective" ratio divides by.
-PLAIN_OBJECTIVE = "numpy"
+#: what every "x objective" ratio divides by; the baseline declares it.
+PLAIN_OBJECTIVE = registry.ad_baseline().objective
 
 
 class Runner:
@@ -328,7 +328,7 @@ def _directions(problem, args):
     key = problem.name, input_size(args)
     if key not in _DIRECTIONS:
         pattern = sparse_pattern(problem, args)
-        side = pattern.columns if pattern.mode(None) == FORWARD else pattern.rows
+        side = pattern.columns if pattern.cheaper() == FORWARD else pattern.rows
         _DIRECTIONS[key] = side[1] + 1
     return _DIRECTIONS[key]
 

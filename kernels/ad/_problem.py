@@ -18,7 +18,8 @@ from .backend import ADBackend, Cost, constant
 #: The problems' hand-written derivatives as a backend: the baseline every ratio is taken
 #: against (its gradient is a value and a derivative: about 3 evaluations of f).
 MANUAL = ADBackend(name="manual", role="baseline",
-                   cost=Cost(loop=constant(3.0), vector=constant(3.0), nested=constant(1.0)))
+                   cost=Cost(loop=constant(3.0), vector=constant(3.0), nested=constant(1.0)),
+                   objective="numpy")
 
 # What a problem asks of a tool, its ``output`` (docs/ad.md, "Problems"):
 # "gradient": a scalar f of any positional arguments, ``manual(*args) -> (value, grads)``;

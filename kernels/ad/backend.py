@@ -69,7 +69,9 @@ class ADBackend:
     ``package``: the distribution whose version a result names. ``mode``: the mode its
     derivatives are taken in, "forward" or "reverse" (tangents pushed forward or
     cotangents pulled back; None: neither, as finite differences), for what asks for a
-    mode by name (gradbench's nested evals)."""
+    mode by name (gradbench's nested evals). ``objective``: the name the objective suites
+    time its objective under, where that is not its own name (the baseline's is the plain
+    f as the user wrote it, "numpy", which our engines evaluate too)."""
 
     name: str
     role: str
@@ -80,6 +82,7 @@ class ADBackend:
     options: tuple = ()
     package: str = "qsim-ad-bench"
     mode: str | None = None
+    objective: str | None = None
 
     def __post_init__(self):
         if self.role not in ROLES:
