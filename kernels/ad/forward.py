@@ -488,7 +488,7 @@ def _sparse_jacobian(f, x, chunk, sparsity, out):
     if out is None:
         out = check_jacobian_output(f(x), "forward mode")
     S = _sparsity.of(sparsity, out.size, x.size)
-    directions = _sparsity.directions(S)
+    directions = _sparsity.passes(S, modes.FORWARD)
     step = min(_check_chunk(chunk, x.size), len(directions))  # chunk: as dense seeds are
     products = []
     for lo in range(0, len(directions), step):
@@ -501,7 +501,7 @@ def _sparse_jacobian(f, x, chunk, sparsity, out):
                              f"{out.shape} at x")
         products.append(np.reshape(_partials_of(result, tag, len(block), shape),
                                    (len(block), out.size)))
-    return _sparsity.by_columns(S, np.concatenate(products), "forward mode")
+    return _sparsity.assemble(S, np.concatenate(products), modes.FORWARD, "forward mode")
 
 
 def _output_shape(result):

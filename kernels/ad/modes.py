@@ -37,5 +37,5 @@ def choose(mode, inputs, outputs, sparsity=None):
     if check(mode) is not None:
         return mode
     if sparsity is not None:
-        return sparsity.mode(None)
+        return sparsity.cheaper()
     return FORWARD if inputs <= outputs else REVERSE

@@ -74,13 +74,11 @@ class Sparsity:
             self._rows = colours(self.P.T.tocsr())
         return self._rows
 
-    def mode(self, mode):
-        """``mode`` when told, else the one of fewer passes (forward on a tie). A side
-        needs at least as many colours as the other side's fullest line has entries, so
-        a colouring already found often decides without finding the other (the rows of
-        ba share its cameras' columns: colouring them takes P P^T, minutes at ba2)."""
-        if mode:
-            return mode
+    def cheaper(self):
+        """The mode of fewer passes (forward on a tie). A side needs at least as many
+        colours as the other side's fullest line has entries, so a colouring already
+        found often decides without finding the other (the rows of ba share its cameras'
+        columns: colouring them takes P P^T, minutes at ba2)."""
         if self._columns is not None and self._columns[1] <= _fullest(self.P.tocsc()):
             return FORWARD
         if self._rows is not None and self._rows[1] < _fullest(self.P):
@@ -193,40 +191,30 @@ def probe(size):
     return rng.uniform(1.0, 2.0, size) * rng.choice((-1.0, 1.0), size)
 
 
-def by_columns(S, compressed, engine):
-    """The Jacobian from forward products: ``compressed`` is (colours + 1) x rows, one
-    J s per colour, then the probe's J v; ValueError where J v disagrees."""
-    P, colour = S.P, S.columns[0]
-    coo = P.tocoo()
-    J = _sp().csr_matrix((compressed[colour[coo.col], coo.row], (coo.row, coo.col)),
-                      shape=P.shape)
-    _check(J, probe(P.shape[1]), compressed[-1], engine, "row", "column")
-    return J
+def passes(S, mode):
+    """The seeds of a sparse Jacobian's passes in ``mode`` (``S`` a :class:`Sparsity`):
+    the unit vectors of each colour summed (of columns: forward directions over x; of
+    rows: reverse cotangents over f(x)), then the check's random one; (colours + 1) x
+    x.size or f(x).size."""
+    colour, count = S.columns if mode == FORWARD else S.rows
+    size = S.shape[1] if mode == FORWARD else S.shape[0]
+    return seeds(colour, count, size, probe(size))
 
 
-def cotangents(S, out_shape):
-    """The reverse passes of a sparse Jacobian (``S`` a :class:`Sparsity`): the
-    cotangents of ``f``'s output of ``out_shape``, one per colour of rows and then the
-    probe's."""
-    colour, count = S.rows
-    rows = seeds(colour, count, S.shape[0], probe(S.shape[0]))
-    return [row.reshape(out_shape) for row in rows]
-
-
-def directions(S):
-    """The forward passes' directions, ``colours + 1`` rows of ``x.size``."""
-    colour, count = S.columns
-    return seeds(colour, count, S.shape[1], probe(S.shape[1]))
-
-
-def by_rows(S, compressed, engine):
-    """The Jacobian from reverse products: ``compressed`` is (colours + 1) x columns, one
-    s^T J per colour of rows, then the probe's u^T J."""
-    P, colour = S.P, S.rows[0]
-    coo = P.tocoo()
-    J = _sp().csr_matrix((compressed[colour[coo.row], coo.col], (coo.row, coo.col)),
-                      shape=P.shape)
-    _check(J.T.tocsr(), probe(P.shape[0]), compressed[-1], engine, "column", "row")
+def assemble(S, compressed, mode, engine):
+    """The Jacobian from the products of :func:`passes`' seeds (``compressed``: one row
+    per seed, J s in forward mode, s^T J in reverse, the probe's last): each entry of the
+    pattern read from its colour's product; ValueError where the probe's disagrees."""
+    coo = S.P.tocoo()
+    if mode == FORWARD:
+        values = compressed[S.columns[0][coo.col], coo.row]
+    else:
+        values = compressed[S.rows[0][coo.row], coo.col]
+    J = _sp().csr_matrix((values, (coo.row, coo.col)), shape=S.shape)
+    if mode == FORWARD:
+        _check(J, probe(S.shape[1]), compressed[-1], engine, "row", "column")
+    else:
+        _check(J.T.tocsr(), probe(S.shape[0]), compressed[-1], engine, "column", "row")
     return J
 
 

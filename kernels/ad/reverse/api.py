@@ -178,7 +178,8 @@ def jacobian(f, x, sparsity=None, mode=None):
     if rows is None:  # forward mode's, chosen by the shapes
         return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     if sparsity is not None:
-        return _sparsity.by_rows(sparsity, np.reshape(rows, (len(rows), x.size)), _ENGINE)
+        return _sparsity.assemble(sparsity, np.reshape(rows, (len(rows), x.size)),
+                                  modes.REVERSE, _ENGINE)
     if not rows:
         return np.zeros(shape + x.shape)
     return np.reshape(np.stack(rows), shape + np.shape(x))
@@ -189,7 +190,7 @@ def _pullbacks(out, leaf, x, start, shape, sparsity):
     Jacobian's (kernels.ad.sparsity.cotangents); zeros where ``out`` is None (f does not
     depend on x)."""
     if sparsity is not None:
-        seeds = _sparsity.cotangents(sparsity, shape)
+        seeds = [s.reshape(shape) for s in _sparsity.passes(sparsity, modes.REVERSE)]
     else:
         seeds = (jacobian_seed(shape, i) for i in range(int(np.prod(shape))))
     if out is None:

@@ -283,9 +283,10 @@ def jacobian(f, x, sparsity=None, mode=None):
         return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
     if sparsity is not None:
-        rows = [finish(adjoint(seed)[at], x) for seed in _sparsity.cotangents(sparsity, shape)]
-        return _sparsity.by_rows(sparsity, np.reshape(rows, (len(rows), x.size)),
-                                 "the source engine")
+        rows = [finish(adjoint(seed.reshape(shape))[at], x)
+                for seed in _sparsity.passes(sparsity, modes.REVERSE)]
+        return _sparsity.assemble(sparsity, np.reshape(rows, (len(rows), x.size)),
+                                  modes.REVERSE, "the source engine")
     rows = [finish(adjoint(jacobian_seed(shape, i))[at], x) for i in range(int(np.prod(shape)))]
     if not rows:
         return np.zeros(shape + np.shape(x))
