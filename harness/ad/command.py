@@ -20,7 +20,7 @@ from harness.ad import backends
 from harness.ad import validate as ad_validate
 from harness.ad.eval_tables import MANUAL, middle_size
 from harness.gradbench.peer import ToolBackend, ToolRunner
-from harness.gradbench.requests import PAIRINGS
+from harness.gradbench.requests import PAIRINGS, REQUESTS
 from harness.timing import best_seconds, format_seconds
 from harness.validate import cell
 from kernels.ad.problems import PROBLEMS, size_seed
@@ -57,18 +57,10 @@ def _with_tools(problem, names, tools):
     if problem.output == "jacobian":  # the peers' other Jacobian methods (torch:jacfwd)
         ours += [backends.get(name) for name in backends.jacobian_names()
                  if name.partition(":")[0] in names]
-    if problem.output == "nested" and problem.name != "kmeans_dir":
+    request = REQUESTS.get(problem.name)
+    if request is not None and request.derivative is None:  # asked per pairing
         return ours + [t.with_pairing(p) for t in tools for p in PAIRINGS]
     return ours + list(tools)
-
-
-def _validated(backend, problem, args, expected, what, unit, max_seconds):
-    if not isinstance(backend, ToolBackend):  # a tool declares no cost: it is asked
-        seconds = backends.first_call_seconds(backend.name, problem, args, unit)
-        if seconds > max_seconds:
-            raise NotImplementedError(f"predicted to take {seconds:.3g} s, over "
-                                      f"--max-seconds {max_seconds:g}")
-    return ad_validate.validated_runner(backend, problem, args, expected, what=what)
 
 
 def _sample(call):
@@ -103,8 +95,11 @@ def run_case(problem, args, backends_, rounds, budget, max_seconds, what):
     rows, calls = {}, {} if nested else {backends.PLAIN_OBJECTIVE: functools.partial(
         problem.f, *args)}
     for backend in backends_:
-        mark, why, failed = cell(_validated, backend, problem, args, expected, what, unit,
-                                 max_seconds, show=lambda runner: runner)
+        # a tool declares no cost: it is asked
+        mark, why, failed = cell(ad_validate.validated_within, backend, problem, args,
+                                 expected, what,
+                                 None if isinstance(backend, ToolBackend) else unit,
+                                 max_seconds, "--max-seconds", show=lambda runner: runner)
         name = backend.name
         while name in rows:  # two tools that call themselves alike
             name += "'"

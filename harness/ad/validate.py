@@ -180,3 +180,18 @@ def validated_runner(backend, problem, args, expected=None, what=""):
         check_value(backend.name, runner.objective(),
                     value if np.ndim(value) else float(value), what)
     return runner
+
+
+def validated_within(backend, problem, args, expected, what, unit_seconds, max_seconds,
+                     limit):
+    """:func:`validated_runner`, refused first (NotImplementedError, a skip) where the
+    cost the backend declares predicts its first derivative past ``max_seconds`` given
+    that one unit (an f, or a nested eval's hand-written procedure) takes
+    ``unit_seconds``; ``limit`` names the limit in the reason. ``unit_seconds`` None: no
+    prediction (a backend that declares no cost, such as a gradbench tool)."""
+    if unit_seconds is not None:
+        seconds = backends.first_call_seconds(backend.name, problem, args, unit_seconds)
+        if seconds > max_seconds:
+            raise NotImplementedError(f"{backend.name} on {what}: predicted to take "
+                                      f"{seconds:.3g} s, over {limit} {max_seconds:g} s")
+    return validated_runner(backend, problem, args, expected, what=what)
