@@ -91,6 +91,20 @@ class Traced:
     def __index__(self):
         return operator.index(self.value)
 
+    @classmethod
+    def _ad_scatter_add(cls, shape, parts):
+        """Zeros of ``shape`` with each part's values (some of them of this class) added
+        at its index, computed by the engine itself; NotImplemented where it cannot, and
+        the caller builds the sum from operations the engine differentiates
+        (kernels.ad._cotangents.traced_densify)."""
+        return NotImplemented
+
+    def _ad_each_direction(self, linear):
+        """``linear(self)`` for a function linear in its argument that cannot take a traced
+        one (it writes into an array): applied to the value and to each derivative the
+        engine carries, reassembled. The default: called as is, to raise what it raises."""
+        return linear(self)
+
 
 #: the reference counts of a traced array and of its value inside an in-place operator
 #: method when nothing else holds them: the caller's name, the stack, ``self`` and the

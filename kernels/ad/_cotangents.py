@@ -73,16 +73,13 @@ def densify(ct):
     # function would make that local a cell on every call)
     ints, rest = [], []
     for p in ct.parts:
+        if isinstance(p.values, _arrays.Traced):  # forward Duals: no np.add.at of theirs
+            return traced_densify(ct)
         (ints if type(p.index) is int else rest).append(p)
     if len(ints) > 1:  # the element loop's case: one vectorised scatter
         index, values = np.array([p.index for p in ints]), np.array([p.values for p in ints])
-        if isinstance(values, _arrays.Traced):  # forward Duals (nested): no np.add.at
-            return traced_densify(ct)
     else:
         rest, ints = ct.parts, []
-    for p in rest:
-        if isinstance(p.values, _arrays.Traced):
-            return traced_densify(ct)
     # complex only if some part is (a state vector's amplitudes): checked per part by type,
     # not by np.result_type over every part
     complex_ = bool(ints) and values.dtype.kind == "c"
@@ -232,10 +229,32 @@ def traced_as_output(ct, like):
     return np.reshape(ct, np.shape(like)) if np.ndim(like) else ct
 
 
+def each_direction(vjp, g, *read):
+    """``vjp(g)`` for a vjp that writes its cotangent into an array (a diagonal, a
+    permutation's places), which a traced cotangent cannot be written into: given a forward
+    Dual ``g`` (a block of Jacobian rows, kernels.ad.blocks) it runs on the value and once
+    per direction, as a vjp is linear in its cotangent. Only where the values it ``read``
+    are plain: otherwise it is called as is."""
+    if isinstance(g, _arrays.Traced):
+        for v in read:
+            if isinstance(v, _arrays.Traced):
+                return vjp(g)
+        return g._ad_each_direction(vjp)
+    return vjp(g)
+
+
 def traced_densify(ct):
     """densify of a sparse cotangent whose values are traced (forward Duals: forward over
-    reverse), by operations an engine differentiates (np.add.at is none): each part is a
-    0/1 matrix, placing its values at their flat positions, times its values."""
+    reverse, a block of Jacobian rows), added by the engine of its values where it can
+    (``Traced._ad_scatter_add``); else by operations an engine differentiates (np.add.at is
+    none): each part is a 0/1 matrix, placing its values at their flat positions, times its
+    values (a matrix of the array's size by the part's: quadratic)."""
+    for p in ct.parts:
+        if isinstance(p.values, _arrays.Traced):
+            out = type(p.values)._ad_scatter_add(ct.shape, ct.parts)
+            if out is not NotImplemented:
+                return out
+            break
     positions = np.arange(int(np.prod(ct.shape))).reshape(ct.shape)
     out = 0.0
     for p in ct.parts:

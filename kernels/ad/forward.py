@@ -60,7 +60,14 @@ def default_chunk(n):
     :data:`MIN_CHUNK`, then balanced so all passes are the same size (1800 elements: 29
     passes of 63; 1600 and 16000: passes of 64).
     """
-    return _balanced(n, max(MIN_CHUNK, CHUNK_BYTES // (8 * max(n, 1))))
+    return balanced_chunk(n, n)
+
+
+def balanced_chunk(count, width):
+    """The chunk for ``count`` directions whose dense seeds are ``width`` elements each:
+    as :func:`default_chunk` (``chunk * width`` float64 within :data:`CHUNK_BYTES`, at
+    least :data:`MIN_CHUNK`), balanced over ``count``."""
+    return _balanced(count, max(MIN_CHUNK, CHUNK_BYTES // (8 * max(width, 1))))
 
 
 def loop_chunk(n):
@@ -118,6 +125,44 @@ class Dual(_arrays.Traced):
 
     __hash__ = object.__hash__
 
+    def _ad_each_direction(self, linear):
+        """A vjp linear in its cotangent, run on the value and on each direction's partial
+        (kernels.ad._cotangents.each_direction)."""
+        def each(v):  # the value and partials may be Duals of older levels (nested)
+            return v._ad_each_direction(linear) if isinstance(v, _arrays.Traced) else linear(v)
+
+        return _dual(each(self.value), np.stack([each(p) for p in self.partials]), self.tag)
+
+    @classmethod
+    def _ad_scatter_add(cls, shape, parts):
+        """A sparse cotangent whose values are Duals of one level (a block of Jacobian
+        rows pulled back at once, kernels.ad.blocks) made dense: values and partials each
+        added at their flat positions by np.add.at, linear in the parts' sizes. Duals of
+        several levels, or of Duals (nested), are left to the caller."""
+        tag = width = None
+        for p in parts:
+            v = p.values
+            if isinstance(v, Dual):
+                if (tag not in (None, v.tag) or isinstance(v.value, _arrays.Traced)
+                        or isinstance(v.partials, _arrays.Traced)):
+                    return NotImplemented
+                tag, width = v.tag, np.shape(v.partials)[0]
+            elif isinstance(v, _arrays.Traced):
+                return NotImplemented
+        positions = np.arange(int(np.prod(shape))).reshape(shape)
+        dtype = complex if any(rules.is_complex(_value(p.values)) or isinstance(p.values, Dual)
+                               and rules.is_complex(p.values.partials) for p in parts) else float
+        value = np.zeros(positions.size, dtype)
+        partials = np.zeros((width, positions.size), dtype)
+        for p in parts:
+            where = positions[p.index]
+            flat = np.ravel(where)
+            np.add.at(value, flat, np.ravel(np.broadcast_to(_value(p.values), where.shape)))
+            if isinstance(p.values, Dual):
+                block = np.broadcast_to(p.values.partials, (width,) + where.shape)
+                np.add.at(partials, (slice(None), flat), block.reshape(width, flat.size))
+        return _dual(value.reshape(shape), partials.reshape((width,) + shape), tag)
+
     # comparisons look at values only: a branch is not differentiable
     def __lt__(self, other): return self.value < _value(other)
     def __le__(self, other): return self.value <= _value(other)
@@ -157,6 +202,18 @@ def _dual(value, partials, tag):
 
 def _value(x):
     return x.value if isinstance(x, Dual) else x
+
+
+def directions(value, partials):
+    """A Dual of a fresh level: ``value`` with ``partials`` (a leading axis of directions)
+    as its derivatives (kernels.ad.blocks: a block of cotangent rows)."""
+    return _dual(value, partials, next(_tags))
+
+
+def along(x, seed):
+    """Whether ``x`` is a Dual of ``seed``'s level (carries derivatives along its
+    directions)."""
+    return isinstance(x, Dual) and x.tag == seed.tag
 
 
 def _plain_index(index):

@@ -2,9 +2,9 @@
 
 ``gradient``: ``f`` runs on fresh leaves, one backward sweep from its scalar result.
 
-``jacobian``: ``f`` runs once on a leaf and its graph is recorded once; each output element
-is then pulled back through that one graph (one backward sweep per output row: the rules'
-vjps take one cotangent of the output's shape, not a batch of them).
+``jacobian``: ``f`` runs once on a leaf and its graph is recorded once; the output's rows
+are then pulled back through that one graph a block at a time (kernels.ad.blocks: one
+backward sweep carries a block of cotangents as a forward Dual's directions).
 
 ``hessian``: forward over reverse, the forward-mode jacobian of the reverse-mode gradient
 (the tape computes on forward Duals: kernels.ad.reverse.nesting).
@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from .. import _arrays, _cotangents, forward, modes, rules
+from .. import _arrays, _cotangents, blocks, forward, modes, rules
 from .. import sparsity as _sparsity
 from .._args import (
     check_argument,
@@ -127,9 +127,9 @@ def _leaf_value(i, a):
 def jacobian(f, x, sparsity=None, mode=None):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``; ``f`` runs once, its tape pulled
-    back once per output element. With ``sparsity`` (its pattern, kernels.ad.sparsity) a
-    scipy.sparse CSR matrix of ``f(x).size x x.size``: once per colour of rows, plus the
-    check's.
+    back once per block of output elements (kernels.ad.blocks). With ``sparsity`` (its
+    pattern, kernels.ad.sparsity) a scipy.sparse CSR matrix of ``f(x).size x x.size``: one
+    seed per colour of rows, plus the check's.
 
     ``mode=None`` hands it to forward mode (kernels.ad.forward) where that needs no more
     passes (x has no more elements than f(x), or its columns no more colours than its
@@ -170,7 +170,8 @@ def jacobian(f, x, sparsity=None, mode=None):
         # nested, or f closing over an enclosing level's value: reverse mode, as ever
         if (nested or value is not plain
                 or modes.choose(mode, x.size, plain.size, sparsity) == modes.REVERSE):
-            rows = _pullbacks(out if traced else None, leaf, x, start, shape, sparsity)
+            rows = _pullbacks(out if traced else None, leaf, x, start, shape, sparsity,
+                              nested or value is not plain)
     finally:
         running.pop()
         if collecting:
@@ -178,29 +179,38 @@ def jacobian(f, x, sparsity=None, mode=None):
     if rows is None:  # forward mode's, chosen by the shapes
         return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
     if sparsity is not None:
-        return _sparsity.assemble(sparsity, np.reshape(rows, (len(rows), x.size)),
-                                  modes.REVERSE, _ENGINE)
-    if not rows:
-        return np.zeros(shape + x.shape)
-    return np.reshape(np.stack(rows), shape + np.shape(x))
+        return _sparsity.assemble(sparsity, rows, modes.REVERSE, _ENGINE)
+    return np.reshape(rows, shape + np.shape(x))
 
 
-def _pullbacks(out, leaf, x, start, shape, sparsity):
-    """The x-cotangent of each seed: one-hots of every output element, or a sparse
-    Jacobian's (kernels.ad.sparsity.cotangents); zeros where ``out`` is None (f does not
-    depend on x)."""
+def _pullbacks(out, leaf, x, start, shape, sparsity, nested):
+    """``(k, x.size)``: the x-cotangent of each seed, one-hots of every output element or a
+    sparse Jacobian's (kernels.ad.sparsity.passes), in blocks (kernels.ad.blocks); row by
+    row when ``nested`` (x or f's value a Dual: the cotangents carry the enclosing level).
+    Zeros where ``out`` is None (f does not depend on x)."""
+    seeds = None
     if sparsity is not None:
-        seeds = [s.reshape(shape) for s in _sparsity.passes(sparsity, modes.REVERSE)]
-    else:
-        seeds = (jacobian_seed(shape, i) for i in range(int(np.prod(shape))))
+        seeds = np.stack(_sparsity.passes(sparsity, modes.REVERSE))
     if out is None:
-        return [np.zeros(x.shape) for _ in seeds] if sparsity is not None else []
-    rows = []
-    for seed in seeds:
-        found = backpropagate(out, seed)
+        return np.zeros((int(np.prod(shape)) if seeds is None else len(seeds), x.size))
+
+    def pull(ct):
+        found = backpropagate(out, ct)
         _reverse_nesting.check_leaves_of(found, start)
-        rows.append(_entry(found.get(leaf._node[0], (None, None))[1], x))
-    return rows
+        return found.get(leaf._node[0], _NOTHING)[1]
+
+    if nested:
+        rows = [_cotangents.traced_as_output(pull(jacobian_seed(shape, i)), x)
+                for i in range(int(np.prod(shape)))]
+        return _nested_rows(rows, x)
+    return blocks.rows(pull, shape, x, seeds)
+
+
+def _nested_rows(rows, x):
+    """Rows that are Duals of an enclosing level, stacked as ``(k, x.size)``."""
+    if not rows:
+        return np.zeros((0, x.size))
+    return np.reshape(np.stack(rows), (len(rows), x.size))
 
 
 def _dual_leaf(x):
@@ -208,12 +218,6 @@ def _dual_leaf(x):
     leaf.value, leaf.grad = x, None
     leaf._node = leaf_node(leaf)
     return leaf
-
-
-def _entry(ct, x):
-    if isinstance(x, _arrays.Traced):
-        return _cotangents.traced_as_output(ct, x)
-    return rules.as_output(ct, x)
 
 
 def hessian(f, x):

@@ -71,7 +71,7 @@ def _vector_rhs(a, b):
 
 def _solve_vjp_a(g, ans, a, b):
     gb = np.linalg.solve(_t(a), g)
-    return -np.multiply.outer(gb, ans) if _vector_rhs(a, b) else -gb @ _t(ans)
+    return -(gb[:, None] * ans) if _vector_rhs(a, b) else -gb @ _t(ans)
 
 
 def _lift(t, extra):

@@ -19,6 +19,7 @@ from .table import (
     alias,
     defcanonical,
     defrule,
+    each_direction,
     unbroadcast,
 )
 
@@ -32,7 +33,7 @@ def _swap(a):
 def _matmul_vjp_x(g, ans, x, y):
     nx, ny = _ndim(x), _ndim(y)
     if ny == 1:  # x @ y lost y's axis: the cotangent is an outer product per stack
-        return np.multiply.outer(g, y) if nx == 2 else g[..., None] * y if nx > 1 else g * y
+        return g[..., None] * y if nx > 1 else g * y
     if nx == 1:  # x was read as a row: sum its stack
         return np.reshape(y @ g[..., None], np.shape(y)[:-2] + (np.shape(y)[-2],))
     return g @ (y.T if ny == 2 else _swap(y))
@@ -41,8 +42,7 @@ def _matmul_vjp_x(g, ans, x, y):
 def _matmul_vjp_y(g, ans, x, y):
     nx, ny = _ndim(x), _ndim(y)
     if nx == 1:
-        return np.multiply.outer(x, g) if ny == 2 else x[:, None] * g[..., None, :] \
-            if ny > 1 else g * x
+        return x[:, None] * g[..., None, :] if ny > 1 else g * x
     if ny == 1:
         return (_swap(x) @ g[..., None])[..., 0]
     return (x.T if nx == 2 else _swap(x)) @ g
@@ -367,9 +367,14 @@ def _einsum_vjp(i, g, ans, subscripts, *operands, **kwargs):
     ct = _contract(spec, g, *(op for _, op in others), *(o for _, o in ones))
     if unique == target:
         return ct
-    # the operand's diagonal (its repeated index) gets the cotangent; einsum's diagonal
-    # view of a fresh array is writeable
-    full = np.zeros(np.shape(operands[i - 1]), dtype=ct.dtype)
+    return each_direction(lambda t: _on_diagonal(t, target, unique, np.shape(operands[i - 1])),
+                          ct)
+
+
+def _on_diagonal(ct, target, unique, shape):
+    """The operand's diagonal (its repeated index) gets the cotangent; einsum's diagonal
+    view of a fresh array is writeable."""
+    full = np.zeros(shape, dtype=ct.dtype)
     np.einsum(f"{target}->{unique}", full)[...] = ct
     return full
 

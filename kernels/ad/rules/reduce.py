@@ -9,7 +9,14 @@ reduces the batched tangent over the same axes shifted by the batch axis.
 import numpy as np
 
 from .linalg import _svd_parts
-from .table import MissingRuleError, _ndim, defrule, is_complex, real_cotangent
+from .table import (
+    MissingRuleError,
+    _ndim,
+    defrule,
+    each_direction,
+    is_complex,
+    real_cotangent,
+)
 
 
 def _axes(axis, ndim):
@@ -313,14 +320,11 @@ def _check_diff(kwargs):
 def _diff_vjp(g, ans, x, n=1, axis=-1, **kw):
     _check_diff(kw)
     axis %= _ndim(x)
-    for _ in range(n):  # the transpose of one difference, n times
-        shape = list(np.shape(g))
-        shape[axis] += 1
-        ct = np.zeros(shape, dtype=np.result_type(g, float))
-        lo = (slice(None),) * axis
-        ct[lo + (slice(1, None),)] += g
-        ct[lo + (slice(None, -1),)] -= g
-        g = ct
+    for _ in range(n):  # the transpose of one difference, n times: g shifted minus g
+        edge = list(np.shape(g))
+        edge[axis] = 1
+        zero = np.zeros(edge)
+        g = np.concatenate((zero, g), axis) - np.concatenate((g, zero), axis)
     return g
 
 
@@ -348,6 +352,10 @@ def _gradient_check(x, varargs, kw):
 
 def _gradient_vjp(g, ans, x, *varargs, **kw):
     axis, h = _gradient_check(x, varargs, kw)
+    return each_direction(lambda t: _gradient_transposed(t, axis, h), g)
+
+
+def _gradient_transposed(g, axis, h):
     g = np.moveaxis(g, axis, -1)
     ct = np.zeros(g.shape, dtype=np.result_type(g, float))
     ct[..., 0] -= g[..., 0] / h  # one-sided at the ends, central inside

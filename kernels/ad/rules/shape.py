@@ -19,6 +19,7 @@ from .table import (
     _ndim,
     alias,
     defrule,
+    each_direction,
     is_complex,
 )
 
@@ -197,6 +198,11 @@ defrule(np.rot90, [lambda g, ans, x, k=1, axes=(0, 1): np.rot90(g, -k, axes), No
 # -- repeat, tile, pad --------------------------------------------------------------------
 
 def _repeat_vjp(g, ans, x, repeats, axis=None):
+    # np.add.reduceat, a ufunc method, is no operation a traced cotangent goes through
+    return each_direction(lambda t: _repeat_summed(t, x, repeats, axis), g, repeats)
+
+
+def _repeat_summed(g, x, repeats, axis):
     shape = np.shape(x)
     if axis is None:
         g, axis, along = np.ravel(g), 0, int(np.prod(shape))
@@ -284,6 +290,11 @@ def _diagonal_index(n, m, offset):
 
 
 def _diagonal_vjp(g, ans, x, offset=0, axis1=0, axis2=1):
+    return each_direction(lambda t: _diagonal_placed(t, x, offset, axis1, axis2), g)
+
+
+def _diagonal_placed(g, x, offset, axis1, axis2):
+    """Zeros of x's shape with ``g`` on the ``offset`` diagonal of ``axis1, axis2``."""
     ndim = _ndim(x)
     shape = np.shape(x)
     out = np.zeros(shape, dtype=np.result_type(g, float))
@@ -340,7 +351,8 @@ def _unit_diagonal(n, m, offset, g, dtype):
 
 
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    if type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1:
+    if (type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1
+            and not isinstance(g, _arrays.Traced)):
         # the common call: g on the offset diagonal of zeros
         n, m = x.shape
         if type(g) is float and g == 1.0 and n * m <= _UNIT_DIAGONAL_LIMIT:
@@ -360,7 +372,7 @@ def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     ndim = _ndim(x)
     shape = np.shape(x)
     eye = np.eye(shape[axis1 % ndim], shape[axis2 % ndim], k=offset)
-    out = np.asarray(g)[..., None, None] * eye
+    out = (g[..., None, None] if _ndim(g) else g) * eye
     return np.moveaxis(out, (-2, -1), (axis1 % ndim, axis2 % ndim))
 
 
@@ -379,6 +391,11 @@ def _sort_order(x, axis):
 
 
 def _sort_vjp(g, ans, x, axis=-1, **kw):
+    return each_direction(lambda t: _sort_placed(t, x, axis), g)
+
+
+def _sort_placed(g, x, axis):
+    """``g`` put back where the sort took each element from."""
     if axis is None:
         out = np.zeros(np.size(x), dtype=np.result_type(g, float))
         out[_sort_order(np.ravel(x), 0)] = g
@@ -404,6 +421,10 @@ def _partition_order(x, kth, axis):
 
 
 def _partition_vjp(g, ans, x, kth, axis=-1, **kw):
+    return each_direction(lambda t: _partition_placed(t, x, kth, axis), g, kth)
+
+
+def _partition_placed(g, x, kth, axis):
     out = np.zeros(np.shape(x), dtype=np.result_type(g, float))
     np.put_along_axis(out, _partition_order(x, kth, axis), g, axis)
     return out

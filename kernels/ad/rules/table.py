@@ -21,6 +21,7 @@ from .._cotangents import (  # noqa: F401 - the rules' helpers, found here as be
     accumulate,
     as_output,
     densify,
+    each_direction,
     is_complex,
     real_cotangent,
     unbroadcast,

@@ -38,7 +38,7 @@ import weakref
 
 import numpy as np
 
-from .. import _cotangents, forward, modes, rules
+from .. import _cotangents, blocks, forward, modes, rules
 from .. import sparsity as _sparsity
 from .._args import (
     check_arguments,
@@ -250,10 +250,10 @@ def _gradient_bound(p, args):
 def jacobian(f, x, sparsity=None, mode=None):
     """The Jacobian of the array-valued ``f`` at the float array ``x`` (any shape, at least
     one dimension): shape ``np.shape(f(x)) + x.shape``. The primal runs once; its adjoint
-    is replayed once per output element with a one-hot cotangent. (``x`` may be a forward
-    Dual: forward over source.) With ``sparsity`` (its pattern, kernels.ad.sparsity) a
-    scipy.sparse CSR matrix of ``f(x).size x x.size``: replayed once per colour of rows,
-    plus the check's. ``mode`` as reverse mode's (kernels.ad.reverse.jacobian): None
+    is replayed once per block of one-hot cotangents (kernels.ad.blocks), once per row
+    when ``x`` is a forward Dual (forward over source). With ``sparsity`` (its pattern,
+    kernels.ad.sparsity) a scipy.sparse CSR matrix of ``f(x).size x x.size``: one seed per
+    colour of rows, plus the check's. ``mode`` as reverse mode's (kernels.ad.reverse.jacobian): None
     chooses by the shapes, after the primal's run."""
     x = check_jacobian_input(x, "the source engine", traced=_Dual)
     nested = isinstance(x, _Traced)
@@ -281,16 +281,20 @@ def jacobian(f, x, sparsity=None, mode=None):
     if (not nested and value is plain
             and modes.choose(mode, x.size, plain.size, sparsity) == modes.FORWARD):
         return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
-    finish, at = (_cotangents.traced_as_output if nested else _as_output), len(bound)
+    at = len(bound)
+    if nested or value is not plain:  # row by row: the cotangents carry the enclosing level
+        rows = [_cotangents.traced_as_output(adjoint(jacobian_seed(shape, i))[at], x)
+                for i in range(int(np.prod(shape)))]
+        if not rows:
+            return np.zeros(shape + np.shape(x))
+        return np.reshape(np.stack(rows), shape + np.shape(x))
+    seeds = None
     if sparsity is not None:
-        rows = [finish(adjoint(seed.reshape(shape))[at], x)
-                for seed in _sparsity.passes(sparsity, modes.REVERSE)]
-        return _sparsity.assemble(sparsity, np.reshape(rows, (len(rows), x.size)),
-                                  modes.REVERSE, "the source engine")
-    rows = [finish(adjoint(jacobian_seed(shape, i))[at], x) for i in range(int(np.prod(shape)))]
-    if not rows:
-        return np.zeros(shape + np.shape(x))
-    return np.reshape(np.stack(rows), shape + np.shape(x))
+        seeds = np.stack(_sparsity.passes(sparsity, modes.REVERSE))
+    rows = blocks.rows(lambda ct: adjoint(ct)[at], shape, x, seeds)
+    if sparsity is not None:
+        return _sparsity.assemble(sparsity, rows, modes.REVERSE, "the source engine")
+    return np.reshape(rows, shape + np.shape(x))
 
 
 def hessian(f, x):
