@@ -53,9 +53,10 @@ def no_fallback(monkeypatch):
     monkeypatch.setattr(blocks, "_row_by_row", refused)
 
 
+@pytest.mark.usefixtures("no_fallback")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 @pytest.mark.parametrize("engine", sorted(PULLBACKS))
-def test_a_block_through_every_corpus_case_is_its_rows(engine, case, no_fallback):
+def test_a_block_through_every_corpus_case_is_its_rows(engine, case):
     if engine_outcome(engine, case).status != "ok":
         pytest.skip(f"{engine} does not differentiate {case.name}")
     args = case_args(case)
@@ -67,9 +68,10 @@ def test_a_block_through_every_corpus_case_is_its_rows(engine, case, no_fallback
         assert np.max(np.abs(got - expected), initial=0.0) <= 1e-12 * scale, (k, got, expected)
 
 
+@pytest.mark.usefixtures("no_fallback")
 @pytest.mark.parametrize("engine", [reverse, source])
 @pytest.mark.parametrize("problem", [ba.PROBLEM, ht.PROBLEM], ids=["ba", "ht"])
-def test_the_evals_jacobians_go_in_blocks(engine, problem, no_fallback):
+def test_the_evals_jacobians_go_in_blocks(engine, problem):
     f, args = problem.bind(problem.sizes[0], np.random.default_rng(1))
     got = engine.jacobian(f.f, args[0], mode="reverse")
     np.testing.assert_allclose(got, forward.jacobian(f.f, args[0]), rtol=1e-10, atol=1e-12)
