@@ -18,8 +18,14 @@ residual with the repeat counts, the Jacobian (sparse, ba_sparsity's pattern and
 colouring, made ready outside the timed call) as its CSR row pointer, columns and values,
 each cut to its first 30 entries and its last.
 
-``ht``, whose conventions are not yet checked against gradbench's reference, is not
-offered: the tool says so at ``define`` rather than risk a wrong output.
+``ht`` is gradbench's (its cpp/gradbench/evals/ht.hpp): ADBench's 22 bones and parents
+(any other skeleton is refused), homogeneous base positions (V x 4), weights V x 22, a
+mirrored model's x negated (folded into the wrist's relative transform). With an empty
+``us`` it is the simple variant (kernels.ad.evals.ht.ht: the Jacobian in theta, 3N x 26);
+otherwise the complicated one (ht_complicated: points on mesh triangles at barycentric
+``us``), whose Jacobian is taken sparse (28 forward directions) and answered as
+gradbench's manual tool lays it out: each row's two us columns (its own point's), then
+theta's 26.
 """
 
 import functools
@@ -28,7 +34,19 @@ import inspect
 import numpy as np
 
 from kernels.ad import ENGINES
-from kernels.ad.evals import ba, det, gmm, kmeans, llsq, lse, lstm, ode, particle, saddle
+from kernels.ad.evals import (
+    ba,
+    det,
+    gmm,
+    ht,
+    kmeans,
+    llsq,
+    lse,
+    lstm,
+    ode,
+    particle,
+    saddle,
+)
 
 from .protocol import Unserved
 
@@ -198,6 +216,95 @@ def _ba_jacobian(engine):
     return prepare
 
 
+def _ints(payload, name, shape, below):
+    """Input field ``name`` as integers of ``shape`` (None: any length), each in
+    0 .. below - 1."""
+    value = np.asarray(_field(payload, name))
+    if value.size and value.dtype.kind not in "iu":
+        raise Unserved(f"input field {name!r} must be integers, got {value.dtype}")
+    if value.ndim != len(shape) or any(want is not None and got != want
+                                       for got, want in zip(value.shape, shape)):
+        raise Unserved(f"input field {name!r} must have shape {shape}, got {value.shape}")
+    if value.size and (value.min() < 0 or value.max() >= below):
+        raise Unserved(f"input field {name!r} must index 0 .. {below - 1}")
+    return value.astype(int)
+
+
+#: a mirrored hand: x negated, as the wrist's (the root's) relative transform does it
+_MIRROR = np.diag([-1.0, 1.0, 1.0, 1.0])
+
+
+def _ht_args(p):
+    """(x,) and the data of gradbench's ht input; x is theta (simple variant) or the us
+    then theta (complicated: ``us`` not empty), as kernels.ad.evals.ht takes them."""
+    data = _field(p, "data")
+    model = _field(data, "model")
+    bones = len(ht.PARENTS)
+    if list(np.ravel(_field(model, "parents"))) != list(ht.PARENTS):
+        raise Unserved(f"ht: the model must have ADBench's {bones} bones and their parents "
+                       f"{list(ht.PARENTS)}")
+    relatives = _shaped(model, "base_relatives", (bones, 4, 4))
+    if _field(model, "is_mirrored") is True:
+        relatives = np.concatenate(([_MIRROR @ relatives[0]], relatives[1:]))
+    positions = _floats(model, "base_positions", 2)
+    if positions.shape[1] != 4:
+        raise Unserved(f"input field 'base_positions' must be V x 4 (homogeneous), got "
+                       f"{positions.shape}")
+    kept = {"base_relatives": relatives,
+            "inverse_base_absolutes": _shaped(model, "inverse_base_absolutes", (bones, 4, 4)),
+            "base_positions": positions,
+            "weights": _shaped(model, "weights", (len(positions), bones)),
+            "points": _floats(data, "points", 2)}
+    count = len(kept["points"])
+    if kept["points"].shape[1] != 3:
+        raise Unserved(f"input field 'points' must be N x 3, got {kept['points'].shape}")
+    theta = _shaped(p, "theta", (26,))
+    us = np.asarray(_field(p, "us"), dtype=float)
+    if us.size == 0:  # the simple variant: correspondences are vertices
+        kept["correspondences"] = _ints(data, "correspondences", (count,), len(positions))
+        return (theta,), kept
+    us = _shaped(p, "us", (count, 2))
+    triangles = _ints(model, "triangles", (None, 3), len(positions))
+    kept["triangles"] = triangles
+    kept["correspondences"] = _ints(data, "correspondences", (count,), len(triangles))
+    return (np.concatenate((us.ravel(), theta)),), kept
+
+
+def _ht_objective(payload):
+    (x,), data = _ht_args(payload)
+    f = ht.ht_complicated if "triangles" in data else ht.ht
+    return functools.partial(f, **data), (x,), _array
+
+
+def _ht_jacobian(engine):
+    """ht's Jacobian by ``engine``: dense in theta (simple), sparse in the us and theta
+    (complicated, its pattern made ready before the timed call) laid out as gradbench's."""
+    jacobian = ENGINES[engine].jacobian
+
+    def prepare(payload):
+        (x,), data = _ht_args(payload)
+        if "triangles" not in data:
+            return jacobian, (functools.partial(ht.ht, **data), x), _array
+        if "sparsity" not in inspect.signature(jacobian).parameters:
+            raise Unserved(f"the {engine} engine has no sparse Jacobian, which gradbench's "
+                           "complicated ht asks for")
+        count = len(data["points"])
+        pattern = ht.ht_complicated_sparsity(count)
+        return (functools.partial(jacobian, sparsity=pattern),
+                (functools.partial(ht.ht_complicated, **data), x),
+                functools.partial(_ht_compressed, count=count))
+    return prepare
+
+
+def _ht_compressed(J, count):
+    """The complicated variant's sparse Jacobian (3N x 2N + 26) as gradbench's manual tool
+    gives it (3N x 28): each row's own point's two us columns, then theta's."""
+    rows = np.arange(3 * count)
+    own = 2 * (rows // 3)
+    us = np.column_stack([np.asarray(J[rows, own + k]).ravel() for k in range(2)])
+    return np.hstack((us, J[:, 2 * count:].toarray())).tolist()
+
+
 def _pairings(engine):
     """{letters: (outer, inner)} for the nested evals (module docstring): a letter is the
     mode the engines declare (kernels.ad.backend.ADBackend.mode), the tool's own engine
@@ -266,6 +373,7 @@ def modules(engine):
                      [np.ravel(x) for x in grads]).tolist())},
         "ba": {"objective": _value(ba.ba, _ba_args, _ba_objective),
                "jacobian": _ba_jacobian(engine)},
+        "ht": {"objective": _ht_objective, "jacobian": _ht_jacobian(engine)},
         "particle": _nested(particle.particle, _particle_start, _number, engine),
         "saddle": _nested(saddle.saddle, _saddle_start, _array, engine),
     }

@@ -8,15 +8,18 @@ nested evals, which have none apart), and three conversions. A nested eval that 
 evaluates per pairing of modes (``particle``, ``saddle``: ``ff``, ``fr``, ``rf``, ``rr``)
 names no function: the peer is told the pairing.
 
-ba, ba_sparse and ht are not here: gradbench's ba input is one camera, point and weight
-repeated, which our ba (distinct ones) cannot be written as, and its Jacobian comes back
-cut to 31 entries; its ht convention is not checked against ours (the tool side refuses
-ht for that reason). A tool is not asked for them rather than judged on a part of them.
+ht is gradbench's simple variant (empty ``us``) on our generated hand, which has
+ADBench's bones and parents. ba and ba_sparse are not here: gradbench's ba input is one
+camera, point and weight repeated, which our ba (distinct ones) cannot be written as, and
+its Jacobian comes back cut to 31 entries. A tool is not asked for them rather than judged
+on a part of them.
 """
 
 from typing import NamedTuple
 
 import numpy as np
+
+from kernels.ad.evals import ht
 
 #: the function names of gradbench's nested evals: the outer then the inner mode
 PAIRINGS = ("ff", "fr", "rf", "rr")
@@ -77,6 +80,19 @@ def _gmm(args, data):
             "l": _list(lower)}
 
 
+def _ht(args, data):
+    """gradbench's ht input (its HTInput) for our simple-variant ht: the model's matrices
+    row by row, homogeneous base positions, weights vertex by vertex."""
+    bones = len(ht.PARENTS)
+    model = {"bone_count": bones, "bone_names": [f"bone{b}" for b in range(bones)],
+             "parents": list(ht.PARENTS), "is_mirrored": False, "triangles": [],
+             **{name: _list(data[name]) for name in (
+                 "base_relatives", "inverse_base_absolutes", "base_positions", "weights")}}
+    return {"theta": _list(args[0]), "us": [],
+            "data": {"model": model, "correspondences": np.asarray(
+                data["correspondences"]).tolist(), "points": _list(data["points"])}}
+
+
 REQUESTS = {
     "llsq": Request("llsq", "gradient", "primal",
                     lambda a, d: {"x": _list(a[0]), "n": d["n"]}, _gradient),
@@ -92,6 +108,8 @@ REQUESTS = {
     "lstm": Request("lstm", "jacobian", "objective", lambda a, d: {
         "main_params": _list(a[0]), "extra_params": _list(a[1]),
         "state": _list(d["state"]), "sequence": _list(d["sequence"])}, _split),
+    "ht": Request("ht", "jacobian", "objective", _ht, _whole, lambda out: np.asarray(
+        out, dtype=float)),
     "particle": Request("particle", None, None, lambda a, d: {"w": float(a[0][0])}, _whole),
     "saddle": Request("saddle", None, None, lambda a, d: {"start": _list(a[0])}, _whole),
 }

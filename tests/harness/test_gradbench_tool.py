@@ -17,7 +17,7 @@ from scipy import special, stats
 from harness.gradbench import evals, protocol
 from kernels.ad import ENGINES as AD_ENGINES
 from kernels.ad.backend import ADBackend
-from kernels.ad.evals import ba, det, gmm, kmeans, llsq, lse, lstm, ode
+from kernels.ad.evals import ba, det, gmm, ht, kmeans, llsq, lse, lstm, ode
 
 ENGINES = ("forward", "reverse", "source")
 SEED = 2026
@@ -272,4 +272,105 @@ def test_ba_answers_in_gradbenchs_encoding(engine):
 
 def test_ba_refuses_an_engine_without_sparse_jacobians():
     (answer,) = session("finite", [evaluate(0, "ba", "jacobian", BA_INPUT)])
+    assert answer["success"] is False and "no sparse Jacobian" in answer["error"]
+
+
+def ht_input(rng, count, complicated, mirrored=False):
+    """A gradbench ht input from our generated hand (ADBench's bones), with its pose and
+    our hand-written model arrays in gradbench's field names and layouts."""
+    problem, (theta,) = ht.PROBLEM.bind(count, rng)
+    data = problem.f.keywords
+    model = {"bone_count": 22, "bone_names": [f"bone{b}" for b in range(22)],
+             "parents": list(ht.PARENTS), "is_mirrored": mirrored,
+             "base_relatives": data["base_relatives"].tolist(),
+             "inverse_base_absolutes": data["inverse_base_absolutes"].tolist(),
+             "base_positions": data["base_positions"].tolist(),
+             "weights": data["weights"].tolist(),
+             "triangles": rng.integers(0, ht.VERTICES, (3 * count, 3)).tolist()}
+    correspondences = (rng.integers(0, 3 * count, count) if complicated
+                       else data["correspondences"])
+    us = rng.uniform(0.0, 0.5, (count, 2)).tolist() if complicated else []
+    return {"theta": theta.tolist(), "us": us,
+            "data": {"model": model, "correspondences": correspondences.tolist(),
+                     "points": data["points"].tolist()}}, data
+
+
+def _manual_vertex_jacobian(theta, data, vertices):
+    """-(the vertices) and -(their Jacobian in theta), N x 3 and N x 3 x 26, by ht_manual
+    (the hand-written forward mode) with zero points."""
+    count = len(vertices)
+    value, J = ht.ht_manual(theta, **{**data, "correspondences": vertices,
+                                      "points": np.zeros((count, 3))})
+    return value.reshape(count, 3), J.reshape(count, 3, 26)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ht_simple_is_the_hand_written_jacobian(engine):
+    payload, data = ht_input(np.random.default_rng(SEED), 12, complicated=False)
+    value, J = ht.ht_manual(np.array(payload["theta"]), **data)
+    objective, jacobian = session(engine, [evaluate(0, "ht", "objective", payload),
+                                           evaluate(1, "ht", "jacobian", payload)])
+    assert objective["success"] and jacobian["success"], (objective, jacobian)
+    np.testing.assert_allclose(objective["output"], value, rtol=1e-12, atol=1e-14)
+    assert np.shape(jacobian["output"]) == (36, 26)
+    np.testing.assert_allclose(jacobian["output"], J, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_ht_complicated_is_laid_out_as_gradbenchs_manual_tool(engine):
+    """Point i on triangle t at (u0, u1, 1 - u0 - u1): its residual's us columns are the
+    corners' differences, its theta columns the corners' hand-written Jacobians so
+    weighted; 3N x (2 + 26), each row's own point's us first."""
+    count = 10
+    payload, data = ht_input(np.random.default_rng(SEED), count, complicated=True)
+    theta, us = np.array(payload["theta"]), np.array(payload["us"])
+    triangles = np.array(payload["data"]["model"]["triangles"])
+    corners = triangles[payload["data"]["correspondences"]]
+    negated = [_manual_vertex_jacobian(theta, data, corners[:, k]) for k in range(3)]
+    weights = (us[:, :1], us[:, 1:], 1.0 - us[:, :1] - us[:, 1:])
+    # residual = points - hand point; ht_manual's values are -vertices, its J -dv/dtheta
+    value = np.array(payload["data"]["points"]) + sum(
+        w * v for w, (v, _) in zip(weights, negated))
+    J_theta = sum(w[:, :, None] * j for w, (_, j) in zip(weights, negated))
+    J_us = np.stack([negated[k][0] - negated[2][0] for k in range(2)], axis=-1)
+    expected = np.concatenate((J_us, J_theta), axis=-1).reshape(3 * count, 28)
+    objective, jacobian = session(engine, [evaluate(0, "ht", "objective", payload),
+                                           evaluate(1, "ht", "jacobian", payload)])
+    assert objective["success"] and jacobian["success"], (objective, jacobian)
+    np.testing.assert_allclose(objective["output"], value.ravel(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(jacobian["output"], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_ht_mirrored_reflects_the_skinned_hand_before_the_global_move():
+    """A mirrored model negates x of the skinned vertices (ht.hpp's scale_row(0, -1)),
+    before the global rotation R and translation t: R^T (v - t) flips its x."""
+    rng = np.random.default_rng(SEED)
+    plain, data = ht_input(rng, 8, complicated=False)
+    mirrored = {**plain, "data": {**plain["data"], "model": {**plain["data"]["model"],
+                                                            "is_mirrored": True}}}
+    outputs = [session("forward", [evaluate(0, "ht", "objective", p)])[0]["output"]
+               for p in (plain, mirrored)]
+    theta, points = np.array(plain["theta"]), np.array(plain["data"]["points"])
+    R = ht._global_rotation(theta[:3])
+    local = [(points - np.reshape(o, (8, 3)) - theta[3:6]) @ R for o in outputs]
+    np.testing.assert_allclose(local[1], local[0] * [-1.0, 1.0, 1.0], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda p: p["data"]["model"].update(parents=[-1] + [0] * 21), "ADBench's 22 bones"),
+    (lambda p: p["data"].update(correspondences=[0, 1]), "'correspondences' must have"),
+    (lambda p: p["data"].update(correspondences=[10 ** 6] * 6), "must index"),
+    (lambda p: p.update(us=[[0.1, 0.2]]), "'us' must have shape"),
+    (lambda p: p["data"]["model"].update(base_positions=[[0.0] * 3] * 544), "homogeneous"),
+])
+def test_ht_refuses_what_it_cannot_read(change, words):
+    payload, _ = ht_input(np.random.default_rng(SEED), 6, complicated=False)
+    change(payload)
+    (answer,) = session("reverse", [evaluate(0, "ht", "objective", payload)])
+    assert answer["success"] is False and words in answer["error"], answer
+
+
+def test_ht_complicated_refuses_an_engine_without_sparse_jacobians():
+    payload, _ = ht_input(np.random.default_rng(SEED), 6, complicated=True)
+    (answer,) = session("finite", [evaluate(0, "ht", "jacobian", payload)])
     assert answer["success"] is False and "no sparse Jacobian" in answer["error"]

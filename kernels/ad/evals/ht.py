@@ -25,6 +25,7 @@ angle of 1e-4, which a random pose never reaches).
 import numpy as np
 
 from .._problem import Problem
+from ..sparsity import Sparsity, matrix
 from ._rotations import rodrigues, rotated_jacobian
 
 #: ADBench's hand: each bone's parent, parents first (wrist, 5 x 4 finger bones, forearm)
@@ -59,6 +60,43 @@ def _global_rotation(r):
 
 def ht(theta, *, base_relatives, inverse_base_absolutes, base_positions, weights,
        correspondences, points):
+    vertices = hand_vertices(theta, base_relatives, inverse_base_absolutes, base_positions,
+                             weights)
+    return np.ravel(points - vertices[correspondences])
+
+
+def ht_complicated(x, *, base_relatives, inverse_base_absolutes, base_positions, weights,
+                   triangles, correspondences, points):
+    """ADBench's complicated variant (gradbench's default): point i corresponds to a point
+    of the mesh triangle ``triangles[correspondences[i]]``, at barycentric coordinates
+    (u0, u1, 1 - u0 - u1) of its corners, themselves differentiated: ``x`` is the us
+    (N x 2, point by point) followed by theta (26). Its Jacobian is sparse
+    (:func:`ht_complicated_sparsity`)."""
+    us = np.reshape(x[:-26], (-1, 2))
+    vertices = hand_vertices(x[-26:], base_relatives, inverse_base_absolutes, base_positions,
+                             weights)
+    corners = vertices[triangles[correspondences]]  # N x 3 corners x 3
+    u0, u1 = us[:, :1], us[:, 1:]
+    hand = u0 * corners[:, 0] + u1 * corners[:, 1] + (1.0 - u0 - u1) * corners[:, 2]
+    return np.ravel(points - hand)
+
+
+def ht_complicated_sparsity(count):
+    """The pattern of ht_complicated's Jacobian for ``count`` points, with the colouring
+    its structure gives: residual row 3i + j reads point i's two us and all 26 of theta, so
+    every point's u0 is one colour, every u1 another, each theta one: 28 forward
+    directions, the least possible (a row holds 28 entries)."""
+    rows = np.repeat(np.arange(3 * count), 28)
+    own = np.repeat(2 * np.arange(count), 3)[:, None] + np.arange(2)
+    cols = np.hstack((own, np.broadcast_to(2 * count + np.arange(26), (3 * count, 26))))
+    pattern = matrix(np.ones(rows.size, dtype=bool), rows, np.ravel(cols),
+                     (3 * count, 2 * count + 26))
+    return Sparsity(pattern, columns=np.concatenate((np.tile([0, 1], count),
+                                                     2 + np.arange(26))))
+
+
+def hand_vertices(theta, base_relatives, inverse_base_absolutes, base_positions, weights):
+    """Every vertex of the hand posed by ``theta`` (V x 3): skinned, then moved globally."""
     absolute = []
     for b in range(len(PARENTS)):
         relative = base_relatives[b]
@@ -72,8 +110,7 @@ def ht(theta, *, base_relatives, inverse_base_absolutes, base_positions, weights
     # each vertex: the weighted sum over bones of its base position moved by the bone
     moved = np.einsum("bij,vj->vbi", transforms[:, :3, :], base_positions)
     skinned = np.einsum("vb,vbi->vi", weights, moved)
-    vertices = skinned @ _global_rotation(theta[:3]).T + theta[3:6]
-    return np.ravel(points - vertices[correspondences])
+    return skinned @ _global_rotation(theta[:3]).T + theta[3:6]
 
 
 def _pose(theta):
