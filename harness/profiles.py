@@ -99,8 +99,8 @@ PROFILES = {
         # engines and torch (reverse / torch is the quotient of their ratios to manual)
         "ad_ratio_backends": ["reverse", "source", "torch"],
         "ad_eval_sizes": 2,
-        # the eval suite at 3 s per first call measured 10.3 minutes here: its Jacobians
-        # by reverse and source mode (one sweep per row) and the nested evals, whose
+        # the eval suite at 3 s per first call measured 10.3 minutes here: its slowest
+        # Jacobians and the nested evals, whose
         # hand-written procedure alone takes 0.5 s (saddle) and 3 s (particle) a call,
         # are left to full
         "ad_eval_max_seconds": 0.5,

@@ -137,8 +137,8 @@ class Dual(_arrays.Traced):
     def _ad_scatter_add(cls, shape, parts):
         """A sparse cotangent whose values are Duals of one level (a block of Jacobian
         rows pulled back at once, kernels.ad.blocks) made dense: values and partials each
-        added at their flat positions by np.add.at, linear in the parts' sizes. Duals of
-        several levels, or of Duals (nested), are left to the caller."""
+        added at their flat positions, linear in the parts' sizes. Duals of several
+        levels, or of Duals (nested), are left to the caller."""
         tag = width = None
         for p in parts:
             v = p.values
@@ -153,15 +153,16 @@ class Dual(_arrays.Traced):
         dtype = complex if any(rules.is_complex(_value(p.values)) or isinstance(p.values, Dual)
                                and rules.is_complex(p.values.partials) for p in parts) else float
         value = np.zeros(positions.size, dtype)
-        partials = np.zeros((width, positions.size), dtype)
+        partials = np.zeros((positions.size, width), dtype)  # a position's directions in a row
         for p in parts:
             where = positions[p.index]
             flat = np.ravel(where)
             np.add.at(value, flat, np.ravel(np.broadcast_to(_value(p.values), where.shape)))
             if isinstance(p.values, Dual):
                 block = np.broadcast_to(p.values.partials, (width,) + where.shape)
-                np.add.at(partials, (slice(None), flat), block.reshape(width, flat.size))
-        return _dual(value.reshape(shape), partials.reshape((width,) + shape), tag)
+                _add_rows(partials, flat, block.reshape(width, flat.size).T)
+        return _dual(value.reshape(shape), np.ascontiguousarray(partials.T).reshape(
+            (width,) + shape), tag)
 
     # comparisons look at values only: a branch is not differentiable
     def __lt__(self, other): return self.value < _value(other)
@@ -202,6 +203,20 @@ def _dual(value, partials, tag):
 
 def _value(x):
     return x.value if isinstance(x, Dual) else x
+
+
+def _add_rows(out, at, rows):
+    """``out[at[i]] += rows[i]`` for every i, repeated positions summed: sorted, each run
+    of one position summed by np.add.reduceat. np.add.at over the directions was half of
+    a ba Jacobian's blocks, which this makes 1.2-1.7x faster (reverse and source mode, ba
+    at n = 2 and 5, ht at 100; a sparse one-hot product gained less, with its overhead
+    per call)."""
+    if not at.size:
+        return
+    order = np.argsort(at, kind="stable")
+    at = at[order]
+    starts = np.flatnonzero(np.concatenate(([True], at[1:] != at[:-1])))
+    out[at[starts]] += np.add.reduceat(rows[order], starts, axis=0)
 
 
 def directions(value, partials):
