@@ -351,8 +351,7 @@ def _unit_diagonal(n, m, offset, g, dtype):
 
 
 def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    if (type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1
-            and not isinstance(g, _arrays.Traced)):
+    if type(x) is np.ndarray and x.ndim == 2 and axis1 == 0 and axis2 == 1:
         # the common call: g on the offset diagonal of zeros
         n, m = x.shape
         if type(g) is float and g == 1.0 and n * m <= _UNIT_DIAGONAL_LIMIT:
@@ -367,8 +366,9 @@ def _trace_vjp(g, ans, x, offset=0, axis1=0, axis2=1, dtype=None, out=None):
                 unit = _UNIT_DIAGONALS[key] = _unit_diagonal(n, m, offset, 1.0, float)
                 unit.flags.writeable = False
             return unit.copy()
-        return _unit_diagonal(n, m, offset, g, float if type(g) is float else
-                              np.result_type(g, 1.0))
+        if not isinstance(g, _arrays.Traced):  # (a Dual is no array to write into)
+            return _unit_diagonal(n, m, offset, g, float if type(g) is float else
+                                  np.result_type(g, 1.0))
     ndim = _ndim(x)
     shape = np.shape(x)
     eye = np.eye(shape[axis1 % ndim], shape[axis2 % ndim], k=offset)
