@@ -229,16 +229,14 @@ def traced_as_output(ct, like):
     return np.reshape(ct, np.shape(like)) if np.ndim(like) else ct
 
 
-def each_direction(vjp, g, *read):
+def each_direction(vjp, g):
     """``vjp(g)`` for a vjp that writes its cotangent into an array (a diagonal, a
     permutation's places), which a traced cotangent cannot be written into: given a forward
-    Dual ``g`` (a block of Jacobian rows, kernels.ad.blocks) it runs on the value and once
-    per direction, as a vjp is linear in its cotangent. Only where the values it ``read``
-    are plain: otherwise it is called as is."""
+    Dual ``g`` (a block of Jacobian rows, kernels.ad.blocks; forward over reverse) it runs
+    on the value and once per direction. Right for a vjp linear in its cotangent that reads
+    the other arguments only for their shapes or their order (piecewise constant), as its
+    callers' do: then the directions carry all of the derivative, nested or not."""
     if isinstance(g, _arrays.Traced):
-        for v in read:
-            if isinstance(v, _arrays.Traced):
-                return vjp(g)
         return g._ad_each_direction(vjp)
     return vjp(g)
 

@@ -81,7 +81,9 @@ def _rows_of(ct, seed, k, x):
         return np.zeros((k, np.size(x))) if not np.any(ct) else None
     value = np.broadcast_to(np.real(ct.value), np.shape(x))
     partials = np.broadcast_to(np.real(ct.partials), (k,) + np.shape(x)).reshape(k, -1)
-    scale = np.max(np.abs(partials), initial=0.0)
-    if not np.allclose(partials[0], np.ravel(value), rtol=AGREEMENT, atol=AGREEMENT * scale):
+    # (a nan or inf, which a derivative may be, must stand where the plain row has it)
+    scale = np.max(np.abs(partials), initial=0.0, where=np.isfinite(partials))
+    if not np.allclose(partials[0], np.ravel(value), rtol=AGREEMENT, atol=AGREEMENT * scale,
+                       equal_nan=True):
         return None
     return partials

@@ -130,3 +130,21 @@ def test_a_pullback_that_reaches_nothing_gives_zero_rows():
     np.testing.assert_array_equal(got, np.zeros((4, 6)))
     constant = blocks.rows(lambda ct: np.zeros(2), (3,), np.zeros(2))
     np.testing.assert_array_equal(constant, np.zeros((3, 2)))
+
+
+@pytest.mark.usefixtures("no_fallback")
+@pytest.mark.parametrize("engine", [reverse, source])
+def test_a_block_keeps_the_infinities_and_nans_of_its_rows(engine):
+    """sqrt's derivative at 0 is inf, and inf * 0 nan: the block agrees with its plain
+    first row there too, so it is trusted, and its rows are each row's own."""
+    x = np.array([0.0, 1.0, 4.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = engine.jacobian(_roots, x, mode="reverse")
+        want = np.stack([reverse.gradient(lambda v, i=i: _roots(v)[i], x)[0]
+                         for i in range(3)])
+    np.testing.assert_array_equal(got, want)
+    assert np.isinf(got[0, 0]) and np.isfinite(got[1:, 1:]).all()
+
+
+def _roots(v):
+    return np.sqrt(v) * np.array([1.0, 2.0, 3.0])

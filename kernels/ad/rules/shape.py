@@ -199,7 +199,7 @@ defrule(np.rot90, [lambda g, ans, x, k=1, axes=(0, 1): np.rot90(g, -k, axes), No
 
 def _repeat_vjp(g, ans, x, repeats, axis=None):
     # np.add.reduceat, a ufunc method, is no operation a traced cotangent goes through
-    return each_direction(lambda t: _repeat_summed(t, x, repeats, axis), g, repeats)
+    return each_direction(lambda t: _repeat_summed(t, x, repeats, axis), g)
 
 
 def _repeat_summed(g, x, repeats, axis):
@@ -421,7 +421,7 @@ def _partition_order(x, kth, axis):
 
 
 def _partition_vjp(g, ans, x, kth, axis=-1, **kw):
-    return each_direction(lambda t: _partition_placed(t, x, kth, axis), g, kth)
+    return each_direction(lambda t: _partition_placed(t, x, kth, axis), g)
 
 
 def _partition_placed(g, x, kth, axis):

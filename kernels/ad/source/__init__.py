@@ -253,8 +253,8 @@ def jacobian(f, x, sparsity=None, mode=None):
     is replayed once per block of one-hot cotangents (kernels.ad.blocks), once per row
     when ``x`` is a forward Dual (forward over source). With ``sparsity`` (its pattern,
     kernels.ad.sparsity) a scipy.sparse CSR matrix of ``f(x).size x x.size``: one seed per
-    colour of rows, plus the check's. ``mode`` as reverse mode's (kernels.ad.reverse.jacobian): None
-    chooses by the shapes, after the primal's run."""
+    colour of rows, plus the check's. ``mode`` as reverse mode's
+    (kernels.ad.reverse.jacobian): None chooses by the shapes, after the primal's run."""
     x = check_jacobian_input(x, "the source engine", traced=_Dual)
     nested = isinstance(x, _Traced)
     if sparsity is not None and nested:
