@@ -329,3 +329,22 @@ def test_source_transformed_while_forward_traces_sees_numpys_names():
     np.testing.assert_allclose(source.gradient(f, x)[0], 3.0 * x ** 2, rtol=1e-14)
     np.testing.assert_allclose(source.hessian(concatenated, x),
                                forward.hessian(concatenated, x), rtol=1e-12, atol=1e-12)
+
+
+WRITING_VJPS = {  # vjps that write their cotangent into an array (each_direction)
+    "sort": lambda x: np.sum(np.sort(x) ** 3 * np.arange(1.0, 6.0)),
+    "diag": lambda x: np.sum(np.diag(np.outer(x, x)) ** 2),
+    "diff": lambda x: np.sum(np.diff(x ** 2) ** 2),
+    "repeat": lambda x: np.sum(np.repeat(x, [1, 2, 0, 3, 1]) ** 3),
+    "partition": lambda x: np.sum(np.partition(x, 2)[:3] ** 3),
+    "trace": lambda x: np.trace(np.outer(x, x ** 2), offset=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRITING_VJPS))
+def test_forward_over_reverse_through_vjps_that_write_into_arrays(name):
+    """Their vjps run once per direction of a Dual cotangent (once refused: a Dual cannot
+    be written into an array); forward mode over forward mode is the reference."""
+    f, x = WRITING_VJPS[name], np.array([0.3, -1.2, 2.0, 0.7, 1.1])
+    want = forward.jacobian(lambda y: forward.gradient(f, y)[0], x)
+    np.testing.assert_allclose(reverse.hessian(f, x), want, rtol=1e-12, atol=1e-12)
