@@ -39,12 +39,12 @@ class Cost:
     operation pays the backend's per-operation overhead) and of a vectorised one;
     ``steady(problem, N, chunk)``, where given, replaces both (forward mode's passes depend
     on its chunk). ``jacobian_row``: what a Jacobian costs per output row on top, for the
-    backends whose Jacobian grows with its rows (a sweep per row). ``nested``: a nested
-    eval's whole procedure in runs of its hand-written version, None where the backend
-    refuses nesting (at its first call); ``as_outer``: the same when it is the outer
-    engine of an ``outer/inner`` pairing. ``first_call``: (fixed seconds, multiplier of a
-    steady gradient on element loops) of the first call, where compiling costs more than
-    a steady gradient."""
+    backends whose Jacobian grows with its rows (a sweep per row, or per block of rows).
+    ``nested``: a nested eval's whole procedure in runs of its hand-written version, None
+    where the backend refuses nesting (at its first call); ``as_outer``: the same when it
+    is the outer engine of an ``outer/inner`` pairing. ``first_call``: (fixed seconds,
+    multiplier of a steady gradient on element loops) of the first call, where compiling
+    costs more than a steady gradient."""
 
     loop: Callable = constant(1000.0)
     vector: Callable = constant(100.0)
