@@ -7,11 +7,13 @@ its directions, carries each row's pullback on a leading axis through the rule t
 batched jvps: no rule needs a batched vjp of its own, and a Jacobian of ``r`` rows costs
 ``r / chunk`` backward passes of wide numpy calls instead of ``r`` passes of narrow ones.
 
-The Dual's value is the block's first row, pulled back by the same pass the plain way; it
-must agree with its own first partial. That checks the batch against the unbatched
-pullback at no extra pass. A pullback forward mode cannot follow (a vjp calling what has
-no forward rule, or turning its cotangent into a plain array) or that fails the check is
-taken row by row instead, so a block is never wrong where a row would be right.
+The Dual's value is a fixed random combination of the block's rows, pulled back by the
+same pass the plain way; the same combination of its partials must agree with it. That
+checks every row of the batch against the unbatched pullback at no extra pass: a vjp that
+treated its cotangent other than linearly (or branched on its values) would break the
+agreement. A pullback forward mode cannot follow (a vjp calling what has no forward rule,
+or turning its cotangent into a plain array) or that fails the check is taken row by row
+instead, so a block is never wrong where a row would be right.
 """
 
 import numpy as np
@@ -19,9 +21,14 @@ import numpy as np
 from . import _arrays, _cotangents, forward, rules
 from .errors import EscapeError, MissingRuleError
 
-#: how far the batched first row may stray from the plain one, relative to the block's
-#: largest entry: both are the same linear operations, summed in other orders
+#: how far the combination of the batched rows may stray from the plain pullback of the
+#: combined row, relative to the combination's scale: both are the same linear
+#: operations, summed in other orders
 AGREEMENT = 1e-10
+
+#: the combination's weights: fixed (a block's check is the same on every call), none
+#: near zero, so that no row drops out of it
+_WEIGHTS = np.random.default_rng(20261129).uniform(0.5, 1.5, 4096)
 
 
 def rows(pull, shape, x, seeds=None):
@@ -54,10 +61,12 @@ def rows(pull, shape, x, seeds=None):
 
 def _block(pull, block, shape, x):
     if len(block) > 1:
-        first = block[0].reshape(shape) if shape else float(block[0, 0])
-        seed = forward.directions(first, block.reshape((-1,) + shape))
+        weights = np.resize(_WEIGHTS, len(block))
+        combined = weights @ block
+        seed = forward.directions(combined.reshape(shape) if shape else float(combined[0]),
+                                  block.reshape((-1,) + shape))
         try:
-            got = _rows_of(_cotangents.densify(pull(seed)), seed, len(block), x)
+            got = _rows_of(_cotangents.densify(pull(seed)), seed, weights, x)
         except (MissingRuleError, EscapeError):
             got = None
         if got is not None:
@@ -71,19 +80,26 @@ def _row_by_row(pull, block, shape, x):
                                                    float(row[0])), x)) for row in block])
 
 
-def _rows_of(ct, seed, k, x):
+def _rows_of(ct, seed, weights, x):
     """The block's rows from the x-cotangent of a Dual seed; None where the batch cannot be
-    trusted (it disagrees with the plain first row, or the pullback was not linear)."""
+    trusted (its rows combined by ``weights`` disagree with the plain pullback of the
+    combined row, or the pullback was not linear)."""
+    k = len(weights)
     if ct is None:
         return np.zeros((k, np.size(x)))
     if not forward.along(ct, seed):
         # nothing of the seed's directions reached x: right only if nothing at all did
         return np.zeros((k, np.size(x))) if not np.any(ct) else None
-    value = np.broadcast_to(np.real(ct.value), np.shape(x))
+    value = np.ravel(np.broadcast_to(np.real(ct.value), np.shape(x)))
     partials = np.broadcast_to(np.real(ct.partials), (k,) + np.shape(x)).reshape(k, -1)
-    # (a nan or inf, which a derivative may be, must stand where the plain row has it)
-    scale = np.max(np.abs(partials), initial=0.0, where=np.isfinite(partials))
-    if not np.allclose(partials[0], np.ravel(value), rtol=AGREEMENT, atol=AGREEMENT * scale,
-                       equal_nan=True):
+    with np.errstate(invalid="ignore", over="ignore"):
+        combined = weights @ partials
+        scale = weights @ np.abs(partials)
+    # an entry that is not finite (a derivative may be inf, and inf - inf nan) must be so
+    # in both; a finite one must agree
+    finite = np.isfinite(combined) & np.isfinite(value)
+    if np.any(np.isfinite(combined) != np.isfinite(value)) or np.any(
+            np.abs(combined - value)[finite] > AGREEMENT * (
+                scale[finite] + np.max(scale[finite], initial=0.0))):
         return None
     return partials

@@ -5,8 +5,8 @@ Every corpus case (tests/ad/corpus.py) that reverse mode and the source engine
 differentiate rightly is pulled back with a block of three cotangents of its scalar output
 (1, 2 and -1.5): every vjp on the case's path then runs on a Dual cotangent, and must give
 the engine's own gradient times each, with no row-by-row fallback. Then the fallback
-itself: a pullback that forward mode cannot follow, or that disagrees with its plain first
-row, is taken a row at a time and still right.
+itself: a pullback that forward mode cannot follow, or whose rows, combined, disagree with
+the plain pullback of their combination, is taken a row at a time and still right.
 """
 
 import numpy as np
@@ -119,10 +119,30 @@ def test_a_block_that_disagrees_with_its_plain_row_goes_row_by_row(monkeypatch):
     """A pullback that is not linear in its cotangent (no vjp should be; here one is made
     so) disagrees with itself: the block is not trusted."""
     def squaring(ct):
-        return ct * ct  # the Dual's value is the first row; its partials are 2 * row * dir
+        return ct * ct  # the value: the combination squared; the partials 2 * value * dir
 
     got = blocks.rows(squaring, (3,), np.zeros(3))
     np.testing.assert_array_equal(got, np.eye(3))  # each one-hot, squared, row by row
+
+
+def test_a_batch_that_loses_its_later_rows_is_caught():
+    """The check combines every row: a batch whose directions all came out as the first's
+    (a jvp that mixed up the batch axis) agrees with the first row, never with the
+    combination; the rows are then each pulled back alone, and right."""
+    def batch_axis_bug(ct):
+        if isinstance(ct, forward.Dual):
+            return forward.directions(ct.value, np.repeat(ct.partials[:1], len(ct.partials), 0))
+        return ct
+
+    got = blocks.rows(lambda ct: _same_level(batch_axis_bug(ct), ct), (3,), np.zeros(3))
+    np.testing.assert_array_equal(got, np.eye(3))
+
+
+def _same_level(out, seed):
+    """``out`` as a Dual of ``seed``'s level (the bug above made it a fresh one)."""
+    if isinstance(out, forward.Dual):
+        return forward._dual(out.value, out.partials, seed.tag)
+    return out
 
 
 def test_a_pullback_that_reaches_nothing_gives_zero_rows():
@@ -135,8 +155,9 @@ def test_a_pullback_that_reaches_nothing_gives_zero_rows():
 @pytest.mark.usefixtures("no_fallback")
 @pytest.mark.parametrize("engine", [reverse, source])
 def test_a_block_keeps_the_infinities_and_nans_of_its_rows(engine):
-    """sqrt's derivative at 0 is inf, and inf * 0 nan: the block agrees with its plain
-    first row there too, so it is trusted, and its rows are each row's own."""
+    """sqrt's derivative at 0 is inf, and inf * 0 nan: where the rows' combination is
+    not finite, the plain pullback of it is not either, so the block is trusted, and its
+    rows are each row's own."""
     x = np.array([0.0, 1.0, 4.0])
     with np.errstate(divide="ignore", invalid="ignore"):
         got = engine.jacobian(_roots, x, mode="reverse")
