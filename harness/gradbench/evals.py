@@ -23,8 +23,8 @@ each cut to its first 30 entries and its last.
 mirrored model's x negated (folded into the wrist's relative transform). With an empty
 ``us`` it is the simple variant (kernels.ad.evals.ht.ht: the Jacobian in theta, 3N x 26);
 otherwise the complicated one (ht_complicated: points on mesh triangles at barycentric
-``us``), whose Jacobian is taken sparse (28 forward directions) and answered as
-gradbench's manual tool lays it out: each row's two us columns (its own point's), then
+``us``), whose Jacobian is taken sparse (28 directions) and answered as gradbench's
+hand-written C++ reference lays it out: each row's two us columns (its own point's), then
 theta's 26.
 """
 
@@ -297,8 +297,8 @@ def _ht_jacobian(engine):
 
 
 def _ht_compressed(J, count):
-    """The complicated variant's sparse Jacobian (3N x 2N + 26) as gradbench's manual tool
-    gives it (3N x 28): each row's own point's two us columns, then theta's."""
+    """The complicated variant's sparse Jacobian (3N x 2N + 26) as gradbench's hand-written
+    C++ reference gives it (3N x 28): each row's own point's two us columns, then theta's."""
     rows = np.arange(3 * count)
     own = 2 * (rows // 3)
     us = np.column_stack([np.asarray(J[rows, own + k]).ravel() for k in range(2)])
