@@ -19,6 +19,7 @@ instead, so a block is never wrong where a row would be right.
 import numpy as np
 
 from . import _arrays, _cotangents, forward, rules
+from ._args import jacobian_seed
 from .errors import EscapeError, MissingRuleError
 
 #: how far the combination of the batched rows may stray from the plain pullback of the
@@ -31,7 +32,7 @@ AGREEMENT = 1e-10
 _WEIGHTS = np.random.default_rng(20261129).uniform(0.5, 1.5, 4096)
 
 
-def rows(pull, shape, x, seeds=None):
+def rows(pull, shape, x, seeds=None, nested=False):
     """``(k, x.size)``: the pullback of each seed to ``x``, flattened.
 
     ``pull(ct)`` runs one backward pass from the output's cotangent ``ct`` and returns
@@ -40,8 +41,15 @@ def rows(pull, shape, x, seeds=None):
     every one-hot of an output of ``shape``, made a block at a time. Blocks are as wide as
     forward mode's chunks over the output's or ``x``'s size, whichever is larger
     (kernels.ad.forward.balanced_chunk: each node's cotangent is that many times its size).
+    ``nested`` (x or f's value a Dual of an enclosing level, whose derivatives the
+    cotangents carry; no ``seeds``): one pass per one-hot, the rows Duals of that level.
     """
     size = int(np.prod(shape))
+    if nested:
+        got = [_cotangents.traced_as_output(pull(jacobian_seed(shape, i)), x)
+               for i in range(size)]
+        return np.reshape(np.stack(got), (size, np.size(x))) if got else np.zeros(
+            (0, np.size(x)))
     count = size if seeds is None else len(seeds)
     out = np.empty((count, np.size(x)))
     chunk = forward.balanced_chunk(count, max(size, np.size(x)))

@@ -21,7 +21,6 @@ from .._args import (
     check_argument,
     check_jacobian_input,
     check_jacobian_output,
-    jacobian_seed,
     nesting_refused,
 )
 from ..errors import NestingError
@@ -199,18 +198,7 @@ def _pullbacks(out, leaf, x, start, shape, sparsity, nested):
         _reverse_nesting.check_leaves_of(found, start)
         return found.get(leaf._node[0], _NOTHING)[1]
 
-    if nested:
-        rows = [_cotangents.traced_as_output(pull(jacobian_seed(shape, i)), x)
-                for i in range(int(np.prod(shape)))]
-        return _nested_rows(rows, x)
-    return blocks.rows(pull, shape, x, seeds)
-
-
-def _nested_rows(rows, x):
-    """Rows that are Duals of an enclosing level, stacked as ``(k, x.size)``."""
-    if not rows:
-        return np.zeros((0, x.size))
-    return np.reshape(np.stack(rows), (len(rows), x.size))
+    return blocks.rows(pull, shape, x, seeds, nested)
 
 
 def _dual_leaf(x):

@@ -44,7 +44,6 @@ from .._args import (
     check_arguments,
     check_jacobian_input,
     check_jacobian_output,
-    jacobian_seed,
     nesting_refused,
 )
 from .._arrays import Traced as _Traced
@@ -281,17 +280,11 @@ def jacobian(f, x, sparsity=None, mode=None):
     if (not nested and value is plain
             and modes.choose(mode, x.size, plain.size, sparsity) == modes.FORWARD):
         return forward.jacobian(f, x, sparsity=sparsity, mode=modes.FORWARD)
-    at = len(bound)
-    if nested or value is not plain:  # row by row: the cotangents carry the enclosing level
-        rows = [_cotangents.traced_as_output(adjoint(jacobian_seed(shape, i))[at], x)
-                for i in range(int(np.prod(shape)))]
-        if not rows:
-            return np.zeros(shape + np.shape(x))
-        return np.reshape(np.stack(rows), shape + np.shape(x))
-    seeds = None
+    at, seeds = len(bound), None
     if sparsity is not None:
         seeds = np.stack(_sparsity.passes(sparsity, modes.REVERSE))
-    rows = blocks.rows(lambda ct: adjoint(ct)[at], shape, x, seeds)
+    # row by row when nested: the cotangents carry the enclosing level
+    rows = blocks.rows(lambda ct: adjoint(ct)[at], shape, x, seeds, nested or value is not plain)
     if sparsity is not None:
         return _sparsity.assemble(sparsity, rows, modes.REVERSE, "the source engine")
     return np.reshape(rows, shape + np.shape(x))
