@@ -33,8 +33,9 @@ def reads(fn, lead):
     ``fn(<lead parameters>, ans, *args, **kwargs)``; the positions are a frozenset, or None
     for every position. Conservative: see the module docstring."""
     marked = getattr(fn, "reads_through", None)
-    if marked is not None:
+    while marked is not None:
         fn, lead = marked
+        marked = getattr(fn, "reads_through", None)
     code = getattr(fn, "__code__", None)
     if code is None or not inspect.isfunction(fn) or _INTROSPECTION & set(code.co_names):
         return EVERYTHING

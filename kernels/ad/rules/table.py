@@ -39,30 +39,39 @@ class Rule:
     ``keywords``: the array keywords (``where``, ``initial``; kernels/ad/_keywords.py) its
     vjps and jvp differentiate; engines drop or refuse the others before calling it."""
 
-    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family", "kept")
+    __slots__ = ("name", "vjps", "jvp", "composite", "keywords", "family", "kept", "read")
 
     def __init__(self, name, vjps, jvp, composite=None, keywords=()):
         self.name, self.jvp, self.composite = name, jvp, composite
         self.keywords = frozenset(keywords)
         self.family = _family()
         self.vjps = vjps if isinstance(vjps, EveryArgument) else tuple(vjps)
-        self.kept = {}  # keeps()'s answers, by set of arguments
+        self.kept, self.read = {}, {}  # keeps()'s and reads()'s answers, by arguments
 
-    def keeps(self, parents):
-        """``(keeps ans, prune)`` of an operation whose differentiable arguments are the
-        bits of ``parents`` (bit i: positional argument i): whether the vjps of those
-        arguments read the output, and a function from the argument tuple to what a
-        recorded node must keep of it (None: all of it). Read off the vjps' code
-        (kernels/ad/rules/reads.py) once per set of arguments, then found in ``kept``."""
-        keeps = self.kept.get(parents)
-        if keeps is None:
+    def reads(self, parents):
+        """``(reads ans, positions of the positional arguments read)`` by the vjps of the
+        differentiated arguments ``parents`` (bit i: positional argument i); the positions
+        are a frozenset, or None for all of them. Read off the vjps' code
+        (kernels/ad/rules/reads.py) once per set of arguments."""
+        found = self.read.get(parents)
+        if found is None:
             vjps = self.vjps
             if isinstance(vjps, EveryArgument):
                 found = [_reads.reads(vjps.vjp, 2)]  # vjp(i, g, ans, *args)
             else:
                 found = [_reads.reads(v, 1) for i, v in enumerate(vjps)
                          if v is not None and parents >> i & 1]
-            ans_read, positions = _reads.union(found)
+            found = self.read[parents] = _reads.union(found)
+        return found
+
+    def keeps(self, parents):
+        """``(keeps ans, prune)`` of an operation whose differentiable arguments are the
+        bits of ``parents``: whether the vjps of those arguments read the output, and a
+        function from the argument tuple to what a recorded node must keep of it (None:
+        all of it); found in ``kept`` after the first time."""
+        keeps = self.kept.get(parents)
+        if keeps is None:
+            ans_read, positions = self.reads(parents)
             keeps = self.kept[parents] = (ans_read, _reads.pruner(positions))
         return keeps
 

@@ -9,22 +9,49 @@ contribution is certain to run (straight-line code: no ``None`` test, no accumul
 set to ``None`` before the first construct (a branch, a loop, a ``None`` test) that may
 contribute to it otherwise. Gradients that may be ``None`` are tested before their
 pullback runs; gradients that may be sparse (indexing's Scatter) are made dense first.
+
+While it is generated, the adjoint notes how it names each value: for its numbers (a vjp
+that reads it), for its type and shape only (``acc``'s third argument, an argument or
+output a vjp never reads: rules/reads.py says which) or as an argument or output of a
+call dispatched at run time, whose pullback only a rule reads. The primal then keeps
+each value as little as that allows (a value's *keep*): a loop's body pushes a shape-only
+value's ``like`` (runtime.like), a zero-stride stand-in, and code that runs once per call
+frees each value after its last use in the primal, or swaps it for its like there, so
+that the adjoint's closure holds only what it reads.
 """
 
 import ast
 import linecache
+from collections import Counter
 from typing import NamedTuple
 
+from ..rules import reads as _reads
 from .ir import Build, Copy, If, Loop, Op, Plain, Ref, Unpack, Value
+
+#: How the adjoint names a value: for its numbers, or only for its type and shape. (A
+#: third way, an argument or output of a call dispatched at run time, is a Reader.)
+FULL, SHAPE = "full", "shape"
 
 
 def _loads(lines):
     """Names a sequence of generated lines reads."""
-    if not lines:
+    tree = _tree(lines)
+    if tree is None:
         return set()
-    base = min(d for d, _ in lines)
-    tree = ast.parse("\n".join("    " * (d - base) + t for d, t in lines))
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _names(lines):
+    """Names a sequence of generated lines reads or assigns."""
+    tree = _tree(lines)
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} if tree else set()
+
+
+def _tree(lines):
+    if not lines:
+        return None
+    base = min(d for d, _ in lines)
+    return ast.parse("\n".join("    " * (d - base) + t for d, t in lines))
 
 
 def _has_code(lines):
@@ -44,6 +71,37 @@ class _StreamGrad(NamedTuple):
     grad: str
 
 
+class Reader(NamedTuple):
+    """A value named as argument ``position`` (-1: the output) of the call whose pullback
+    is ``back`` and whose differentiated arguments are the bits of ``parents``: read for
+    its numbers only where ``back`` is a rule whose vjps read it (runtime.like_unless)."""
+
+    back: Value
+    position: int
+    parents: int
+
+
+def _keeps(named, lines):
+    """Each value name the adjoint ``lines`` load -> FULL, SHAPE or a tuple of Readers,
+    from ``named``, the (name, how) the adjoint noted as it named them. A name loaded more
+    often than noted was named somewhere no note was made: FULL, the safe answer."""
+    tree = _tree(lines)
+    loads = Counter(n.id for n in ast.walk(tree) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Load)) if tree else Counter()
+    hows = {}
+    for name, how in named:
+        hows.setdefault(name, []).append(how)
+    keeps = {}
+    for name, count in loads.items():
+        found = hows.get(name, ())
+        if len(found) != count or FULL in found:
+            keeps[name] = FULL
+        else:
+            readers = tuple(h for h in found if h != SHAPE)
+            keeps[name] = readers or SHAPE
+    return keeps
+
+
 class _Adjoint:
     def __init__(self, f):
         self.f, self.h, self.names = f, f.helper, f.names
@@ -54,6 +112,14 @@ class _Adjoint:
         self.pending = [set()]  # gradients to set to None before the construct being built
         self.comment = self.line = None
         self.readers = {}  # a loop's stack -> the name of its reader in the adjoint
+        self.named = []  # (value name, FULL | SHAPE | Reader): each time the adjoint names one
+
+    def name(self, ref, how):
+        """Note that the adjoint names ``ref`` (a Ref or a Value) ``how``; its text."""
+        v = ref.value if isinstance(ref, Ref) else ref
+        if v is not None:
+            self.named.append((v.name, how))
+        return str(ref)
 
     def reader(self, stack):
         """The adjoint reads a loop's stack from its end through an iterator made when the
@@ -104,13 +170,14 @@ class _Adjoint:
         if not dense:
             self.sparse.add(v)
         if state is None and self.block_depth.get(v.owner) == self.depth:
-            self.emit(f"{g} = {ct}" if shaped else f"{g} = {self.h('acc')}(None, {ct}, {v})")
+            self.emit(f"{g} = {ct}" if shaped
+                      else f"{g} = {self.h('acc')}(None, {ct}, {self.name(v, SHAPE)})")
             self.state[v] = definite
             return
         if state is None:
             self.pending[-1].add(v)
             self.state[v] = False
-        self.emit(f"{g} = {self.h('acc')}({g}, {ct}, {v})")
+        self.emit(f"{g} = {self.h('acc')}({g}, {ct}, {self.name(v, SHAPE)})")
 
     def guarded(self, v, build):
         """Run ``build`` where ``v``'s gradient is known to be set, testing it if needed."""
@@ -162,27 +229,40 @@ class _Adjoint:
         g = self.g(s.out)
         if s.out in self.sparse:
             self.emit(f"{g} = {self.h('dense')}({g})")
-        kwargs = [f"{k}={v}" for k, v in s.kwargs]
         if s.vjps is not None:
-            args = ", ".join([str(a) for a in s.args] + kwargs)
             for a, vjp in zip(s.args, s.vjps):
                 if vjp is not None and a.active:
-                    self.contribute(a, f"{vjp}({g}, {s.out}, {args})", True, not s.scatter,
-                                    s.exact)
+                    self.contribute(a, f"{vjp}({g}, {self.static_args(s, vjp)})", True,
+                                    not s.scatter, s.exact)
             return
         refs = s.args + [r for _, r in s.kwargs]
         active = tuple(i for i, r in enumerate(refs) if r.active)
         if not active:
             return
-        args = [str(a) for a in s.args] + kwargs
+        which = active[0] if len(active) == 1 else active
+        call = f"{self.h('pull')}({self.name(s.back, FULL)}, {g}, {self.dynamic_args(s, which)})"
         if len(active) == 1:
-            self.contribute(refs[active[0]], f"{self.h('pull')}({s.back}, {g}, {s.out}, "
-                            f"{active[0]}, {', '.join(args)})", True, True, True)
+            self.contribute(refs[active[0]], call, True, True, True)
             return
         c = self.names.numbered("_c")
-        self.emit(f"{c} = {self.h('pull')}({s.back}, {g}, {s.out}, {active}, {', '.join(args)})")
+        self.emit(f"{c} = {call}")
         for j, i in enumerate(active):
             self.contribute(refs[i], f"{c}[{j}]", True, True, True)
+
+    def static_args(self, s, vjp):
+        """``ans, *args, **kwargs`` of a call of ``vjp``, each noted as what it reads."""
+        ans_read, positions = _reads.reads(self.f.helpers[vjp], 1)
+        texts = [self.name(s.out, FULL if ans_read else SHAPE)]
+        texts += [self.name(a, FULL if positions is None or i in positions else SHAPE)
+                  for i, a in enumerate(s.args)]
+        return ", ".join(texts + [f"{k}={self.name(v, FULL)}" for k, v in s.kwargs])
+
+    def dynamic_args(self, s, which):
+        """``ans, which, *args, **kwargs`` of ``pull`` for a call dispatched at run time."""
+        parents = sum(1 << i for i, a in enumerate(s.args) if a.active)
+        texts = [self.name(s.out, Reader(s.back, -1, parents)), str(which)]
+        texts += [self.name(a, Reader(s.back, i, parents)) for i, a in enumerate(s.args)]
+        return ", ".join(texts + [f"{k}={self.name(v, FULL)}" for k, v in s.kwargs])
 
     def build(self, s):
         g = self.g(s.out)
@@ -192,7 +272,8 @@ class _Adjoint:
     def unpack(self, s):
         grads = [self.g(v) if self.state.get(v) is not None else "None" for v in s.outs]
         if any(g != "None" for g in grads):
-            self.contribute(s.src, f"{self.h('pack')}({s.src}, {_tuple(grads)})", False, False)
+            self.contribute(s.src, f"{self.h('pack')}({self.name(s.src, FULL)}, "
+                            f"{_tuple(grads)})", False, False)
 
     def copy(self, s):
         state = self.state.get(s.dst)
@@ -206,7 +287,8 @@ class _Adjoint:
             if _has_code(inner):
                 parts.append((i, self.restore(b, inner)))
         for j, (i, inner) in enumerate(parts):
-            self.splice(f"{'if' if j == 0 else 'elif'} {s.branch} == {i}:", inner)
+            self.splice(f"{'if' if j == 0 else 'elif'} {self.name(s.branch, FULL)} == {i}:",
+                        inner)
         s.recorded = bool(parts)
 
     def loop(self, s):
@@ -219,7 +301,7 @@ class _Adjoint:
         sure = {c.head: self.state.get(c.after) is True and c.after not in self.sparse
                 for c in s.carried if c.head.active}
         state, sparse, n_out = dict(self.state), set(self.sparse), len(self.out)
-        pending = set(self.pending[-1])
+        pending, n_named = set(self.pending[-1]), len(self.named)
         while True:
             inner, k, streams = self._loop(s, sure)
             wrong = [h for h in sure if sure[h] and (self.state.get(h) is not True
@@ -227,10 +309,10 @@ class _Adjoint:
             if not wrong:
                 break
             self.state, self.sparse = dict(state), set(sparse)
-            del self.out[n_out:]
+            del self.out[n_out:], self.named[n_named:]
             self.pending[-1] = set(pending)
             sure.update(dict.fromkeys(wrong, False))
-        self.splice(f"for {k} in range({s.count} - 1, -1, -1):", inner)
+        self.splice(f"for {k} in range({self.name(s.count, FULL)} - 1, -1, -1):", inner)
         for st in streams:
             self.contribute(st.seq, st.grad, False, False)
         for c in s.carried:
@@ -264,8 +346,8 @@ class _Adjoint:
                     self.emit(f"{self.g(c.head)} = None")
             for st in streams:
                 if st.elem in self.state:
-                    self.emit(f"{st.grad} = {self.h('acc_item')}({st.grad}, {st.seq}, {k}, "
-                              f"{self.g(st.elem)})")
+                    self.emit(f"{st.grad} = {self.h('acc_item')}({st.grad}, "
+                              f"{self.name(st.seq, FULL)}, {k}, {self.g(st.elem)})")
 
         return self.restore(s.body, self.nested(body)), k, streams
 
@@ -282,16 +364,18 @@ class _Adjoint:
 
 
 class _Primal:
-    def __init__(self, f):
+    def __init__(self, f, keeps):
         self.f, self.out, self.depth, self.line, self.stacks = f, [], 0, None, {}
+        self.keeps, self.result = keeps, None
         self.source = linecache.getlines(f.filename)
 
     def emit(self, text):
         self.out.append((self.depth, text))
 
     def block(self, b):
-        start = len(self.out)
+        start, starts = len(self.out), []
         for s in b.stmts:
+            starts.append(len(self.out))
             if s.line != self.line and not isinstance(s, Copy):  # a join: the line goes on
                 self.line = s.line
                 text = self.source[s.line - 1].strip() if s.line <= len(self.source) else ""
@@ -319,9 +403,67 @@ class _Primal:
                 self.loop(s)
         if b.saved:
             self.stacks[b.loop.stack] = True
-            names = [v.name for v in b.saved]
+            names = [self.kept(v) or v.name for v in b.saved]
             self.emit(f"{b.loop.stack}.append({names[0] if len(names) == 1 else _tuple(names)})")
+        elif b.loop is None:
+            self.release(b, starts)
         return len(self.out) > start
+
+    def kept(self, v):
+        """What the primal keeps of ``v`` for the adjoint, as Python text (None: ``v``
+        itself)."""
+        keep = self.keeps.get(v.name, FULL)
+        if keep == SHAPE:
+            return f"{self.f.helper('like')}({v})"
+        if keep == FULL or any(r.back.owner is not v.owner for r in keep):
+            return None  # (a pullback recorded elsewhere: the last one when this runs)
+        readers = ", ".join(f"({r.back}, {r.position}, {r.parents})" for r in keep)
+        return f"{self.f.helper('like_unless')}({v}, {readers})"
+
+    def release(self, b, starts):
+        """After each value's last use in ``b``, a block that runs at most once per call,
+        free it if the adjoint does not name it, or keep only what the adjoint reads. The
+        result is kept until the return (``returned``)."""
+        last = {}
+        for k, start in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(self.out)
+            for name in _names(self.out[start:end]):
+                last[name] = k
+        partial = set()  # an if's values assigned on some of its paths only
+        for s in b.stmts:
+            if isinstance(s, If):
+                assigned = [{c.dst for c in block.stmts if isinstance(c, Copy)}
+                            for block in s.blocks]
+                partial |= set.union(*assigned) - set.intersection(*assigned)
+        after = {}
+        for v in b.defs:
+            if v.name not in last or v in partial or v in self.f.params:
+                continue
+            if v is self.f.result.value:
+                self.result = v
+                continue
+            text = self.kept(v) if v.name in self.keeps else f"del {v}"
+            if text is not None:
+                after.setdefault(last[v.name], []).append(
+                    text if text.startswith("del") else f"{v} = {text}")
+        for k in sorted(after, reverse=True):
+            end = starts[k + 1] if k + 1 < len(starts) else len(self.out)
+            dels = [t[4:] for t in after[k] if t.startswith("del ")]
+            lines = [t for t in after[k] if not t.startswith("del ")]
+            lines += [f"del {', '.join(dels)}"] if dels else []
+            self.out[end:end] = [(self.depth, t) for t in lines]
+
+    def returned(self):
+        """The name the primal returns its result by: the result itself, or a second
+        name for it where the adjoint keeps only its like (the primal's caller has it)."""
+        v = self.result
+        text = None if v is None or v.name not in self.keeps else self.kept(v)
+        if text is None:
+            return str(self.f.result)
+        name = self.f.names.exact("_value")
+        self.emit(f"{name} = {v}")
+        self.emit(f"{v} = {text}")
+        return name
 
     def indented(self, build):
         self.depth += 1
@@ -373,9 +515,10 @@ def generate(f):
     maker = _Adjoint(f)
     adjoint = maker.run(seed)  # first: decides what the primal records
     readers = maker.readers
-    primal = _Primal(f)
+    primal = _Primal(f, _keeps(maker.named, adjoint))
     primal.depth = 2
     primal.block(f.body)
+    returned = primal.returned()
     lines = [(0, f"# {f.name}: primal and adjoint generated by kernels.ad.source from "
                  f"{f.filename}, line {f.line}"),
              (0, f"def _make({', '.join(list(f.helpers) + f.freevars)}):"),
@@ -385,5 +528,5 @@ def generate(f):
     lines += [(2, f"def {adjoint_name}({seed}):")]
     lines += [(3, f"{reader} = reversed({stack}).__next__") for stack, reader in readers.items()]
     lines += [(d + 3, t) for d, t in adjoint]
-    lines += [(2, f"return {f.result}, {adjoint_name}"), (1, f"return {f.name}")]
+    lines += [(2, f"return {returned}, {adjoint_name}"), (1, f"return {f.name}")]
     return "\n".join("    " * d + t for d, t in lines) + "\n"

@@ -9,6 +9,8 @@
 * ``acc(acc, ct, value)``: ``rules.accumulate`` for arrays and floats, element-wise for
   lists and tuples (whose cotangents are lists).
 * ``map_`` and ``sum_``: the builtins, differentiated element by element.
+* ``like(value)`` and ``like_unless(value, *readers)``: what the primal keeps of a value
+  whose adjoint reads only its type and shape, so that the value itself can be freed.
 """
 
 import builtins
@@ -21,6 +23,7 @@ import numpy as np
 from .. import _keywords, rules
 from .._arrays import Traced, original
 from ..rules import Rule, accumulate, densify
+from ..rules import reads as _reads
 from .parse import SourceTransformError
 
 #: id(function) -> its source.Transformed; ``BUILD`` makes one (kernels.ad.source sets it)
@@ -85,15 +88,19 @@ def call(fn, /, *args, **kwargs):
 def _call_with(fn, rule, args, kwargs, plain):
     """``fn(*args, **plain)``, where ``plain`` is the call's keywords less the no-ops (the
     generated code pulls with the keywords as written)."""
-    ans = fn(*args, **plain)
-    if isinstance(ans, tuple) and type(ans) is not tuple:
-        ans = tuple(ans)
+    result = fn(*args, **plain)
+    if isinstance(result, tuple) and type(result) is not tuple:
+        result = tuple(result)
+    active = [differentiable(a) for a in args]
+    ans, kept = _kept(rule, active, result, args)
+
+    nones = (None,) * len(kwargs)  # (the closure must not hold the call's arguments)
 
     def pullback(g):
-        cts = [pull(rule, g, ans, i, *args, **plain) if differentiable(a) else None
-               for i, a in enumerate(args)]
-        return (*cts, *(None for _ in kwargs))
-    return ans, pullback
+        cts = [pull(rule, g, ans, i, *kept, **plain) if a else None
+               for i, a in enumerate(active)]
+        return (*cts, *nones)
+    return result, pullback
 
 
 def _call_without_rule(fn, args, kwargs):
@@ -116,7 +123,9 @@ def _call_without_rule(fn, args, kwargs):
     if canonical is not None:
         return _canonical_call(fn, args, kwargs)
     if _is_user_function(fn):
-        t = TRANSFORMS.get(id(fn)) or BUILD(fn)
+        constants = _data(fn, args, kwargs)
+        t = (TRANSFORMS.get((id(fn), constants) if constants else id(fn))
+             or BUILD(fn, constants))
         ans, back = t.primal(*args, **kwargs)
         if kwargs:
             back = _by_call(back, len(args), list(map(t.index.__getitem__, kwargs)))
@@ -138,20 +147,49 @@ def _call_without_rule(fn, args, kwargs):
     return fn(*args, **kwargs), None
 
 
+def _data(fn, args, kwargs):
+    """The parameters of the user function ``fn`` that this call passes a value with no
+    derivative (an int, a bool, an int array, None): its transform for this call takes them
+    as data, so that nothing is computed or kept for their cotangents (``solve(x, s=10)``
+    keeps no stage value for the step size's derivative)."""
+    if all(map(differentiable, args)) and all(map(differentiable, kwargs.values())):
+        return frozenset()
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    data = [names[i] for i, a in enumerate(args[:len(names)]) if not differentiable(a)]
+    data += [k for k, v in kwargs.items() if not differentiable(v)]
+    return frozenset(data)
+
+
 def _canonical_call(fn, args, kwargs):
     """A call whose differentiable values sit in a sequence argument (np.concatenate,
     np.array of a list, np.r_): its primitive's rule, cotangents rebuilt in the call's
     structure (rules.CANONICAL)."""
     prim, flat, kw, unflatten = rules.canonical(fn, args, kwargs)
     rule = rules.lookup(prim)
-    ans = prim(*flat, **kw)
+    result = prim(*flat, **kw)
+    active = [differentiable(v) for v in flat]
+    ans, kept = _kept(rule, active, result, flat)
+
+    given = len(args) + len(kwargs)  # (the closure must not hold the call's arguments)
 
     def pullback(g):
-        cts = [pull(rule, g, ans, i, *flat, **kw) if differentiable(v) else None
-               for i, v in enumerate(flat)]
+        cts = [pull(rule, g, ans, i, *kept, **kw) if a else None for i, a in enumerate(active)]
         out = unflatten(cts)
-        return (*out, *(None for _ in range(len(args) + len(kwargs) - len(out))))
-    return ans, pullback
+        return (*out, *(None for _ in range(given - len(out))))
+    return result, pullback
+
+
+def _kept(rule, active, ans, args):
+    """What a pullback closure over ``rule`` keeps of its output and arguments: each
+    itself where the vjps of the ``active`` arguments read it, else its :func:`like`."""
+    parents = sum(1 << i for i, a in enumerate(active) if a)
+    ans_read, positions = rule.reads(parents)
+    if not ans_read:
+        ans = like(ans)
+    if positions is not None:
+        args = [a if i in positions else like(a) for i, a in enumerate(args)]
+    return ans, args
 
 
 def extremum_(fn, /, *args, **kwargs):
@@ -277,6 +315,51 @@ def _no_vjp(rule, args, kwargs, i):
     return zero(value)
 
 
+#: The smallest array worth a like: below it, the like's own cost outweighs what it frees.
+LIKE_BYTES = 4096
+_NAN = {}  # dtype -> a read-only one-element array of NaN, every like's buffer
+
+
+def like(value):
+    """A stand-in for ``value`` in an adjoint that reads only its type and shape (``acc``'s
+    third argument, an argument its vjp never reads), so that the value can be freed as
+    soon as the primal is done with it. A float or complex array of LIKE_BYTES or more
+    becomes a read-only array of its shape and dtype whose every element is one NaN (zero
+    strides: no memory), so that a read of its numbers that the analysis missed gives NaN
+    and a test fails, never a plausible number. Lists and tuples of arrays are taken
+    element by element; anything else is kept as it is."""
+    t = type(value)
+    if t is np.ndarray:
+        if value.nbytes < LIKE_BYTES or value.dtype.kind not in "fc":
+            return value
+        buffer = _NAN.get(value.dtype)
+        if buffer is None:
+            buffer = _NAN[value.dtype] = np.full(1, np.nan, value.dtype)
+            buffer.flags.writeable = False
+        return np.ndarray(value.shape, value.dtype, buffer, 0, (0,) * value.ndim)
+    if (t is list or t is tuple) and value and type(value[0]) is np.ndarray:
+        out = [like(v) for v in value]
+        return out if t is list else tuple(out)
+    return value
+
+
+def like_unless(value, *readers):
+    """``value`` where one of ``readers`` reads it, else its :func:`like`. A reader is
+    ``(back, position, parents)``: the pullback a call recorded, the value's position in
+    the call (-1: its output) and the call's differentiated arguments (bit i: argument i).
+    Only a rule reads what the generated code hands it (a user function's adjoint, map's
+    and sum's pullbacks keep what they need themselves)."""
+    t = type(value)
+    if t is not np.ndarray and t is not list and t is not tuple:
+        return value
+    for back, position, parents in readers:
+        if type(back) is Rule:
+            ans_read, positions = back.reads(parents)
+            if ans_read if position < 0 else positions is None or position in positions:
+                return value
+    return like(value)
+
+
 def acc(total, ct, value):
     """``total + ct`` as cotangents of ``value`` (``total`` None at first, ``ct`` None adds
     nothing)."""
@@ -367,13 +450,15 @@ def sum_(seq, start=0):
 
 
 # -- the rules of Python's operators, where they also act on lists ------------------------
+# Each reads what its rule's vjp reads (rules/reads.py), and more only for a type, a length
+# or acc's shapes, which a like keeps.
 
 def _concatenated(vjp, i):
     def add_vjp(g, ans, x, y):
         if type(ans) is list or type(ans) is tuple:  # x + y joined two sequences
             return list(g[:len(x)]) if i == 0 else list(g[len(x):])
         return vjp(g, ans, x, y)
-    return add_vjp
+    return _reads.through(add_vjp, vjp, 1)
 
 
 def _repeated(vjp, i):
@@ -388,7 +473,7 @@ def _repeated(vjp, i):
                 out[j % m] = acc(out[j % m], c, seq[j % m])
             return out
         return vjp(g, ans, x, y)
-    return mul_vjp
+    return _reads.through(mul_vjp, vjp, 1)
 
 
 def _indexed(vjp, i):
@@ -398,7 +483,7 @@ def _indexed(vjp, i):
             out[index] = g
             return out
         return vjp(g, ans, x, index)
-    return getitem_vjp
+    return _reads.through(getitem_vjp, vjp, 1)
 
 
 _ON_SEQUENCES = {operator.add: _concatenated, operator.mul: _repeated,
@@ -417,4 +502,5 @@ def static_vjp(fn, i):
 
 
 HELPERS = {"call": call, "pull": pull, "acc": acc, "acc_item": acc_item, "pack": pack,
-           "map": map_, "sum": sum_, "dense": densify}
+           "map": map_, "sum": sum_, "dense": densify, "like": like,
+           "like_unless": like_unless}
