@@ -318,6 +318,7 @@ def _no_vjp(rule, args, kwargs, i):
 #: The smallest array worth a like: below it, the like's own cost outweighs what it frees.
 LIKE_BYTES = 4096
 _NAN = {}  # dtype -> a read-only one-element array of NaN, every like's buffer
+_LIKES = {}  # (shape, dtype) -> its like
 
 
 def like(value):
@@ -332,15 +333,27 @@ def like(value):
     if t is np.ndarray:
         if value.nbytes < LIKE_BYTES or value.dtype.kind not in "fc":
             return value
-        buffer = _NAN.get(value.dtype)
-        if buffer is None:
-            buffer = _NAN[value.dtype] = np.full(1, np.nan, value.dtype)
-            buffer.flags.writeable = False
-        return np.ndarray(value.shape, value.dtype, buffer, 0, (0,) * value.ndim)
+        key = (value.shape, value.dtype)
+        made = _LIKES.get(key)
+        if made is None:
+            made = _like(*key)
+        return made
     if (t is list or t is tuple) and value and type(value[0]) is np.ndarray:
         out = [like(v) for v in value]
         return out if t is list else tuple(out)
     return value
+
+
+def _like(shape, dtype):
+    """A new like, shared by every value of its shape and dtype (it is read-only)."""
+    if len(_LIKES) >= 4096:  # a bound: a long run of ever new shapes
+        _LIKES.clear()
+    buffer = _NAN.get(dtype)
+    if buffer is None:
+        buffer = _NAN[dtype] = np.full(1, np.nan, dtype)
+        buffer.flags.writeable = False
+    made = _LIKES[shape, dtype] = np.ndarray(shape, dtype, buffer, 0, (0,) * len(shape))
+    return made
 
 
 def like_unless(value, *readers):
