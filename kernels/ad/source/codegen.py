@@ -414,11 +414,16 @@ class _Primal:
         itself)."""
         keep = self.keeps.get(v.name, FULL)
         if keep == SHAPE:
-            return f"{self.f.helper('like')}({v})"
-        if keep == FULL or any(r.back.owner is not v.owner for r in keep):
+            call = f"{self.f.helper('like')}({v})"
+        elif keep == FULL or any(r.back.owner is not v.owner for r in keep):
             return None  # (a pullback recorded elsewhere: the last one when this runs)
-        readers = ", ".join(f"({r.back}, {r.position}, {r.parents})" for r in keep)
-        return f"{self.f.helper('like_unless')}({v}, {readers})"
+        else:
+            readers = ", ".join(f"({r.back}, {r.position}, {r.parents})" for r in keep)
+            call = f"{self.f.helper('like_unless')}({v}, {readers})"
+        # the type tested inline: most values of a scalar loop are floats, and a call per
+        # value and iteration would cost such a loop a tenth of its time
+        h = self.f.helper
+        return f"({call} if {h('type')}({v}) in {h('liked')} else {v})"
 
     def release(self, b, starts):
         """After each value's last use in ``b``, a block that runs at most once per call,

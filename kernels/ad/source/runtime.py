@@ -514,6 +514,9 @@ def static_vjp(fn, i):
     return wrap(vjp, i) if wrap else vjp
 
 
+#: the types :func:`like` may stand in for (the generated code tests a value's type first)
+LIKED = frozenset({np.ndarray, list, tuple})
+
 HELPERS = {"call": call, "pull": pull, "acc": acc, "acc_item": acc_item, "pack": pack,
            "map": map_, "sum": sum_, "dense": densify, "like": like,
-           "like_unless": like_unless}
+           "like_unless": like_unless, "type": type, "liked": LIKED}
