@@ -20,8 +20,9 @@ import types
 
 import numpy as np
 
-from .. import _keywords, rules
+from .. import _arrays, _keywords, rules
 from .._arrays import Traced, original
+from ..checkpoint import CheckpointError
 from ..rules import Rule, accumulate, densify
 from ..rules import reads as _reads
 from .parse import SourceTransformError
@@ -110,6 +111,9 @@ def _call_without_rule(fn, args, kwargs):
         plain = False
     if plain:
         return fn(*args, **kwargs), None
+    inner = getattr(fn, "__ad_checkpoint__", None)
+    if inner is not None:
+        return _checkpointed(inner, args, kwargs)
     if fn is map:
         return map_(*args, active=tuple(range(len(args) - 1)), **kwargs)
     if fn is sum:
@@ -145,6 +149,42 @@ def _call_without_rule(fn, args, kwargs):
             raise rules.MissingRuleError(f"no derivative rule for {fn!r}") from None
         return call(fn, *args, **kwargs)
     return fn(*args, **kwargs), None
+
+
+def _checkpointed(fn, args, kwargs):
+    """A call of ``checkpoint(fn)`` (kernels/ad/checkpoint.py): ``fn`` runs on the values
+    as they are, recording nothing; the pullback keeps the arguments and the value, runs
+    ``fn``'s transform on the arguments again, checks that it gives the same value, and
+    pulls back through it. (The value is kept for that check; in a chain of steps it is
+    the next step's argument, kept anyway.)"""
+    if not _is_user_function(fn):  # a rule differentiates it: nothing to recompute
+        return call(fn, *args, **kwargs)
+    ans = fn(*args, **kwargs)
+
+    def pullback(g):
+        again, back = call(fn, *args, **kwargs)
+        same = _same(again, ans)
+        del again  # (not held while the step's adjoint runs)
+        if not same:
+            raise CheckpointError(
+                f"checkpoint({fn.__qualname__}): run again in the backward pass, it gave "
+                f"another value than the first time; a checkpointed function must be a "
+                f"deterministic function of its arguments")
+        return back(g)
+    return ans, pullback
+
+
+def _same(a, b):
+    """Whether two runs gave the same value, bit for bit (NaN where NaN was)."""
+    if _arrays.is_traced(a) or _arrays.is_traced(b):
+        return type(a) is type(b) and _same(a.value, b.value)
+    if type(a) is not type(b):
+        return False
+    if type(a) is list or type(a) is tuple:
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    return bool(a == b) or a != a and b != b
 
 
 def _data(fn, args, kwargs):
