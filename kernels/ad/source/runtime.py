@@ -223,12 +223,17 @@ def _canonical_call(fn, args, kwargs):
 def _kept(rule, active, ans, args):
     """What a pullback closure over ``rule`` keeps of its output and arguments: each
     itself where the vjps of the ``active`` arguments read it, else its :func:`like`."""
-    parents = sum(1 << i for i, a in enumerate(active) if a)
+    vjps = rule.vjps
+    # (a join's vjps read the same whatever its arguments: no mask of its many pieces)
+    parents = (sum(1 << i for i, a in enumerate(active[:len(vjps)]) if a)
+               if type(vjps) is tuple else -1)
     ans_read, positions = rule.reads(parents)
     if not ans_read:
         ans = like(ans)
     if positions is not None:
-        args = [a if i in positions else like(a) for i, a in enumerate(args)]
+        args = [like(a) if i not in positions and (type(a) is not np.ndarray
+                                                   or a.nbytes >= LIKE_BYTES) else a
+                for i, a in enumerate(args)]
     return ans, args
 
 
@@ -379,6 +384,8 @@ def like(value):
             made = _like(*key)
         return made
     if (t is list or t is tuple) and value and type(value[0]) is np.ndarray:
+        if all(type(v) is not np.ndarray or v.nbytes < LIKE_BYTES for v in value):
+            return value  # (a join's many small pieces: nothing to free)
         out = [like(v) for v in value]
         return out if t is list else tuple(out)
     return value
