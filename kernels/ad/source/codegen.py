@@ -440,22 +440,19 @@ class _Primal:
                 assigned = [{c.dst for c in block.stmts if isinstance(c, Copy)}
                             for block in s.blocks]
                 partial |= set.union(*assigned) - set.intersection(*assigned)
-        after = {}
+        swaps, dels = {}, {}  # statement -> what follows it
         for v in b.defs:
             if v.name not in last or v in partial or v in self.f.params:
                 continue
             if v is self.f.result.value:
                 self.result = v
-                continue
-            text = self.kept(v) if v.name in self.keeps else f"del {v}"
-            if text is not None:
-                after.setdefault(last[v.name], []).append(
-                    text if text.startswith("del") else f"{v} = {text}")
-        for k in sorted(after, reverse=True):
+            elif v.name not in self.keeps:
+                dels.setdefault(last[v.name], []).append(v.name)
+            elif (text := self.kept(v)) is not None:
+                swaps.setdefault(last[v.name], []).append(f"{v} = {text}")
+        for k in sorted(swaps.keys() | dels.keys(), reverse=True):
             end = starts[k + 1] if k + 1 < len(starts) else len(self.out)
-            dels = [t[4:] for t in after[k] if t.startswith("del ")]
-            lines = [t for t in after[k] if not t.startswith("del ")]
-            lines += [f"del {', '.join(dels)}"] if dels else []
+            lines = swaps.get(k, []) + ([f"del {', '.join(dels[k])}"] if k in dels else [])
             self.out[end:end] = [(self.depth, t) for t in lines]
 
     def returned(self):
