@@ -1,6 +1,8 @@
 """Every engine on the shared cases (tests/ad/cases.py): against central differences along a
 random direction, and against each other; the shared error contract."""
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -27,7 +29,9 @@ def test_every_rule_is_reached_by_a_case():
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_gradcheck(engine, case):
     name, f, make_args, _ = case
-    rng = np.random.default_rng(abs(hash(name)) % 2 ** 32)
+    # a seed of the name's own (str hash() differs from process to process: a matrix
+    # drawn near-singular once in a while failed pinv's case)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
     check_gradient(ENGINES[engine].gradient, f, *make_args(rng), rng=rng)
 
 

@@ -1,3 +1,5 @@
+import zlib
+
 import numpy as np
 import pytest
 
@@ -30,5 +32,6 @@ def at_offset(state, nbytes):
 
 @pytest.fixture
 def rng(request):
-    # one seed per test id, so every case is reproducible on its own
-    return np.random.default_rng(abs(hash(request.node.nodeid)) % (2**32))
+    # one seed per test id, so every case is reproducible on its own (crc32: str hash()
+    # differs from process to process)
+    return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
