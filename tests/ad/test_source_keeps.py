@@ -6,6 +6,7 @@ The stand-ins are NaN, so that a value the analysis wrongly judged unread gives 
 a plausible number; every corpus case is run with a stand-in for every float array (in
 normal use only arrays of ``LIKE_BYTES`` or more get one)."""
 
+import functools
 import types
 
 import numpy as np
@@ -147,6 +148,12 @@ def test_a_user_function_takes_the_arguments_without_derivatives_as_data():
     np.testing.assert_allclose(g, 2.0 + x[0] / 2 + np.eye(4)[0] * np.sum(x) / 2, rtol=1e-14)
     assert rt.TRANSFORMS.get((id(scaled), frozenset({"k"}))) is not None  # k = 4: data
     assert rt.TRANSFORMS.get(id(scaled)) is not None  # k = x[0]: differentiated
+
+    def shifted(x, k, c):
+        return np.sum(x * (k / 2) + c)
+    value, back = rt.call(functools.partial(shifted, c=1.0), x, 4)  # a partial: c bound
+    assert rt.TRANSFORMS.get((id(shifted), frozenset({"c", "k"}))) is not None
+    np.testing.assert_allclose(rt.pull(back, 1.0, value, 0, x, 4), np.full(4, 2.0))
 
 
 def test_a_value_assigned_on_some_paths_is_not_freed_where_it_may_be_unbound():

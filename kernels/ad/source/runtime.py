@@ -231,6 +231,7 @@ def _kept(rule, active, ans, args):
     if not ans_read:
         ans = like(ans)
     if positions is not None:
+        # (like()'s size test inline: a join's many small pieces cost no call each)
         args = [like(a) if i not in positions and (type(a) is not np.ndarray
                                                    or a.nbytes >= LIKE_BYTES) else a
                 for i, a in enumerate(args)]
@@ -265,8 +266,9 @@ def bound_names(p):
 
 def _call_bound(p, args, kwargs):
     """A call of ``p = functools.partial(fn, ...)`` of a user function: ``fn``'s transform
-    with the bound parameters constant; cotangents for the call's own arguments."""
-    constants = bound_names(p)
+    with the bound parameters constant, and those this call passes no derivative (as for
+    any user function: :func:`_data`); cotangents for the call's own arguments."""
+    constants = bound_names(p) | _data(p.func, (*p.args, *args), kwargs)
     t = TRANSFORMS.get((id(p.func), constants)) or BUILD(p.func, constants)
     ans, back = t.primal(*p.args, *args, **p.keywords, **kwargs)
     skip, index = len(p.args), [t.index[k] for k in kwargs]
@@ -408,10 +410,8 @@ def like_unless(value, *readers):
     ``(back, position, parents)``: the pullback a call recorded, the value's position in
     the call (-1: its output) and the call's differentiated arguments (bit i: argument i).
     Only a rule reads what the generated code hands it (a user function's adjoint, map's
-    and sum's pullbacks keep what they need themselves)."""
-    t = type(value)
-    if t is not np.ndarray and t is not list and t is not tuple:
-        return value
+    and sum's pullbacks keep what they need themselves). The generated code calls it only
+    for a value whose type is in LIKED."""
     for back, position, parents in readers:
         if type(back) is Rule:
             ans_read, positions = back.reads(parents)
