@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PROFILE ?= default
-EXTRAS ?= peers,circuits,mpi,dev
+EXTRAS ?= peers,circuits,mpi,service,dev
 
 .PHONY: setup aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold tune gate calibrate clean
 
