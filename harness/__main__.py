@@ -28,6 +28,15 @@
              (--gradbench-tool "CMD"), each validated against the hand-written
              derivative, then timed in alternation; exit 0 all right, 1 a wrong result,
              2 bad input
+  record     store what exists already (asv results folders, circuit and evals JSON,
+             gate.json) in the results store, each run once (circuit, evals, gate and
+             bench record what they measure themselves, unless --no-record)
+  export     every run in the store, one canonical JSON line each; import: back
+  token      tokens that write to a store (scoped to a machine, or admin) or read it
+  serve      the comparison service over a store: the JSON API under /api/v1, its
+             OpenAPI document, and the pages (runs, a run, compare, history, rankings,
+             machines), on 127.0.0.1:8000
+  submit     send runs to a comparison service, keeping what it could not send
 """
 
 import argparse
@@ -38,6 +47,9 @@ import sys
 from harness import profiles, threads
 from harness.circuit.arguments import circuit_arguments
 from harness.distributed.arguments import predict_arguments
+from harness.recording.arguments import recording_arguments
+from harness.service.arguments import service_arguments
+from harness.store.arguments import store_arguments
 
 #: command -> (module, function of the parsed options that runs it, whether threads are
 #: pinned to one first). A command's module is imported when it runs, so that one
@@ -56,6 +68,12 @@ COMMANDS = {
     "tune": ("harness.tune.command", "command", False),
     "gradbench-tool": ("harness.gradbench.tool", "main", True),
     "evals": ("harness.ad.command", "main", True),
+    "record": ("harness.store.command", "record", False),
+    "export": ("harness.store.command", "export", False),
+    "import": ("harness.store.command", "import_", False),
+    "token": ("harness.store.command", "token", False),
+    "serve": ("harness.service.command", "serve", False),
+    "submit": ("harness.service.command", "submit", False),
 }
 
 
@@ -73,6 +91,7 @@ def main(argv=None):
     p.add_argument("--profile", default=os.environ.get("PROFILE") or "default",
                    choices=sorted(profiles.PROFILES))
     p.add_argument("--bench", help="regular expression selecting benchmarks")
+    recording_arguments(p)
     p.set_defaults(command="bench")
     p = sub.add_parser("threshold", help="measure the threaded kernel's serial/parallel crossover")
     p.add_argument("--qubits", type=int, nargs="+", default=list(range(8, 21)))
@@ -91,6 +110,7 @@ def main(argv=None):
     p.add_argument("--out", help="report folder (default reports/out)")
     p.add_argument("--repo", help="the git repository (default this checkout)")
     p.add_argument("--list", action="store_true", help="list the gated cases and exit")
+    recording_arguments(p)
     p.set_defaults(command="gate")
     circuit_arguments(sub.add_parser("circuit", help="one circuit (OpenQASM file, "
                                      "mqt:NAME, lib:NAME) through every backend, "
@@ -128,7 +148,11 @@ def main(argv=None):
                    help="no timing round is started past this many seconds of a case")
     p.add_argument("--max-seconds", type=float, default=10.0,
                    help="skip a backend whose first derivative is predicted to take longer")
+    p.add_argument("--json", help="write the results as JSON here")
+    recording_arguments(p)
     p.set_defaults(command="evals")
+    store_arguments(sub)
+    service_arguments(sub)
     opts = parser.parse_args(argv)
     opts.argv = list(sys.argv[1:] if argv is None else argv)  # a job started anew gets them
     module, function, pin = COMMANDS[opts.command]

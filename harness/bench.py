@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import results, settings
+from harness import provenance, results, settings
+from harness.recording.record import record
+from harness.store.files import asv_results
+from harness.store.files.common import backend_facts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +40,7 @@ def quick(opts):
 
 
 def bench(opts):
+    started = provenance.now()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True, check=True).stdout.strip()
     # asv's headline number is the median; samples are kept so that tables and reports
@@ -46,6 +50,7 @@ def bench(opts):
         args += ["--bench", opts.bench]
     code = _asv(args, opts.profile)
     _record_settings()
+    _record_run(opts, started)
     print(f"\nasv results (commit {commit[:8]}, profile {opts.profile}) are in "
           f"{ROOT / 'results'}; `python -m harness table` prints the headline numbers.")
     return code
@@ -62,3 +67,20 @@ def _record_settings():
         print(f"settings not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
 
 
+
+
+def _record_run(opts, started):
+    """The sweep as a run of the results store (harness.recording): its context written
+    beside asv's results file first (harness.store.files.asv_results), so that the file
+    read again later, here or elsewhere, is this same run."""
+    try:
+        _, res = results.latest()
+        path = results.path_of(res)
+        context = provenance.context("bench", getattr(opts, "argv", ()),
+                                     profile=opts.profile, started=started)
+        asv_results.write_context(path, context, {name: backend_facts(name) for name in
+                                                  asv_results.backends_in(path)})
+    except Exception as exc:
+        print(f"run not recorded: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return
+    record(lambda: [asv_results.read_file(path)], opts)

@@ -11,16 +11,22 @@ backend that raised; 2: bad input (an unknown eval, backend or size).
 """
 
 import functools
+import json
 import sys
 import time
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from harness import provenance, ranking, registry
 from harness.ad import backends
 from harness.ad import validate as ad_validate
 from harness.ad.eval_tables import MANUAL, middle_size
 from harness.gradbench.peer import ToolBackend, ToolRunner
 from harness.gradbench.requests import PAIRINGS, REQUESTS
+from harness.recording.record import record
+from harness.store.files import evals_report
 from harness.timing import best_seconds, format_seconds
 from harness.validate import cell
 from kernels.ad.problems import PROBLEMS, size_seed
@@ -71,22 +77,39 @@ def _sample(call):
     return best_seconds(call, repeat=1, max_seconds=float("inf"))
 
 
+class Row(NamedTuple):
+    """One backend on one case: its mark ("ok", "WRONG", "skip", "ERROR"), the reason,
+    its minimum time and whether it failed; the spread of its samples in this run
+    (harness.ranking.interval) and their number."""
+    mark: str
+    reason: str | None
+    seconds: float | None
+    failed: bool
+    interval: tuple | None = None
+    samples: int = 0
+
+
+#: a row's mark as the results store says it (harness.store.schema.STATUSES)
+STATUS = {"ok": "ok", "WRONG": "wrong", "skip": "skipped", "ERROR": "failed"}
+
+
 def time_case(calls, rounds, budget):
-    """{name: minimum seconds} of ``calls`` {name: a callable or a ToolRunner}, sampled in
-    alternation: ``rounds`` rounds, none started past ``budget`` seconds (at least one)."""
-    best = dict.fromkeys(calls, float("inf"))
+    """{name: [seconds of each sample]} of ``calls`` {name: a callable or a ToolRunner},
+    sampled in alternation: ``rounds`` rounds, none started past ``budget`` seconds (at
+    least one)."""
+    samples = {name: [] for name in calls}
     start = time.perf_counter()
     for _ in range(max(1, rounds)):
         for name, call in calls.items():
-            best[name] = min(best[name], _sample(call))
+            samples[name].append(_sample(call))
         if time.perf_counter() - start > budget:
             break
-    return best
+    return samples
 
 
 def run_case(problem, args, backends_, rounds, budget, max_seconds, what):
-    """{name: (mark, reason or None, seconds or None, failed)} of every backend on one
-    bound case, the plain objective's time under backends.PLAIN_OBJECTIVE."""
+    """{name: Row} of every backend on one bound case, the plain objective's time under
+    backends.PLAIN_OBJECTIVE."""
     expected = ad_validate.reference(problem, args)
     nested = problem.output == "nested"
     unit = best_seconds(
@@ -106,22 +129,23 @@ def run_case(problem, args, backends_, rounds, budget, max_seconds, what):
         if not isinstance(mark, str):  # validated: the runner
             calls[name] = mark if isinstance(mark, ToolRunner) else mark.gradient
             mark = "ok"
-        rows[name] = (mark, why, None, failed)
-    for name, seconds in time_case(calls, rounds, budget).items():
-        old = rows.get(name, ("ok", None, None, False))
-        note = old[1]
+        rows[name] = Row(mark, why, None, failed)
+    for name, times in time_case(calls, rounds, budget).items():
+        old = rows.get(name, Row("ok", None, None, False))
+        note = old.reason
         if isinstance(calls[name], ToolRunner) and not calls[name].reported:
             note = "timed by the round trip: the tool reported no evaluate timing"
-        rows[name] = (old[0], note, seconds, old[3])
+        rows[name] = old._replace(reason=note, seconds=min(times),
+                                  interval=ranking.interval(times), samples=len(times))
     return rows
 
 
 def table(rows):
     """One case's rows as Markdown: time, x manual, x objective, and the mark."""
-    manual = rows.get(MANUAL, (0, 0, None))[2]
-    f = rows.get(backends.PLAIN_OBJECTIVE, (0, 0, None))[2]
+    manual = rows[MANUAL].seconds if MANUAL in rows else None
+    f = rows[backends.PLAIN_OBJECTIVE].seconds if backends.PLAIN_OBJECTIVE in rows else None
     lines = ["| backend | result | time | x manual | x objective |", "|---|---|---|---|---|"]
-    for name, (mark, _, seconds, _) in rows.items():
+    for name, (mark, _, seconds, *_) in rows.items():
         if name == backends.PLAIN_OBJECTIVE:
             name = "the objective (f)"
         if seconds is None:
@@ -132,9 +156,36 @@ def table(rows):
     return "\n".join(lines)
 
 
-def run(evals, size, names, tools, rounds=7, budget=3.0, max_seconds=10.0, out=print):
+def _role(name):
+    """(role, baseline) of a row: the registry's for our backends and the peers (a
+    Jacobian method, ``torch:jacfwd``, its tool's), "objective" for the plain objective,
+    "peer" for a gradbench tool."""
+    if name == backends.PLAIN_OBJECTIVE:
+        return "objective", False
+    declared = registry.ad().get(name.partition(":")[0])
+    if declared is None:
+        return "peer", False
+    return declared.role, declared.role == "baseline" and name == declared.name
+
+
+def case_report(problem, n, rows):
+    """One case's rows as the JSON of ``--json`` says them (harness.store.files reads
+    it)."""
+    out = {}
+    for name, row in rows.items():
+        role, baseline = _role(name)
+        out[name] = {"status": STATUS.get(row.mark, "failed"), "reason": row.reason or "",
+                     "seconds": row.seconds, "samples": row.samples,
+                     "interval": list(row.interval) if row.interval else None,
+                     "role": role, "baseline": baseline}
+    return {"eval": problem.name, "size": str(n), "output": problem.output, "backends": out}
+
+
+def run(evals, size, names, tools, rounds=7, budget=3.0, max_seconds=10.0, out=print,
+        cases=None):
     """Every eval of ``evals`` at ``size`` through ``names`` and ``tools``; prints each
-    case's table and reasons; returns the number of wrong results and errors."""
+    case's table and reasons; returns the number of wrong results and errors. Each case's
+    report (:func:`case_report`) is appended to ``cases`` where given."""
     failed = 0
     for name in evals:
         for n in sizes_of(name, size):
@@ -143,14 +194,17 @@ def run(evals, size, names, tools, rounds=7, budget=3.0, max_seconds=10.0, out=p
             rows = run_case(problem, args, _with_tools(problem, names, tools), rounds,
                             budget, max_seconds, what)
             out(f"\n## {what}\n\n{table(rows)}\n")
-            for backend, (mark, why, _, bad) in rows.items():
-                failed += bad
-                if why:
-                    out(f"- {backend} ({mark}): {why}")
+            for backend, row in rows.items():
+                failed += row.failed
+                if row.reason:
+                    out(f"- {backend} ({row.mark}): {row.reason}")
+            if cases is not None:
+                cases.append(case_report(problem, n, rows))
     return failed
 
 
 def main(opts):
+    started = provenance.now()
     evals = opts.eval or EVALS
     try:
         unknown = [e for e in evals if e not in EVALS]
@@ -165,11 +219,22 @@ def main(opts):
         print(f"evals: {exc}", file=sys.stderr)
         return 2
     tools = [ToolBackend(command) for command in opts.gradbench_tool or ()]
+    cases = []
     try:
         failed = run(evals, opts.size, names, tools, opts.rounds, opts.budget,
-                     opts.max_seconds)
+                     opts.max_seconds, cases=cases)
     finally:
         for tool in tools:
             tool.close()
     print(f"\n{failed} wrong result(s) or error(s)")
+    report = {"run": provenance.context("evals", getattr(opts, "argv", ()), started=started),
+              "evals": cases}
+    text = json.dumps(report, indent=1) + "\n"
+    if getattr(opts, "json", None):
+        try:
+            Path(opts.json).write_text(text)
+        except OSError as exc:
+            print(f"evals: cannot write {opts.json}: {exc}", file=sys.stderr)
+            return 2
+    record(lambda: evals_report.read(json.loads(text)), opts)
     return 1 if failed else 0

@@ -2,6 +2,8 @@
 apart from the command so that the harness's parser is made without loading the
 simulators."""
 
+from harness.recording.arguments import recording_arguments
+
 #: The cache regimes a run can be timed in (a setting of every row):
 #: - warm: each timed call follows an untimed call of the same backend on the same state,
 #:   so the state is as hot as the caches let it be (what asv's sweep does);
@@ -40,4 +42,4 @@ def circuit_arguments(p):
     p.add_argument("--launcher", default="mpiexec", choices=("mpiexec", "srun"),
                    help="with --ranks: what starts the job (default mpiexec; srun inside a "
                         "Slurm allocation)")
-    return p
+    return recording_arguments(p)

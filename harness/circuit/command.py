@@ -16,20 +16,23 @@ default under its name, any other declared setting as ``NAME@K``.
 
 import functools
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from harness import ranking, registry
+from harness import provenance, ranking, registry
 from harness import settings as settings_mod
 from harness import threads as threads_mod
 from harness.circuit import sources
 from harness.circuit.arguments import CACHE_REGIMES
 from harness.errors import Unavailable
+from harness.recording.record import record
 from harness.statevector import backends, levels
 from harness.statevector import validate as sv_validate
+from harness.store.files import circuit_report
 from harness.timing import format_seconds
 from harness.tune import limits as tune_limits
 from kernels.statevector import roofline, states
@@ -117,8 +120,11 @@ def _check_memory(n):
 
 
 def _row(backend, precision, n_threads, setting, cache):
+    default = backend.resolve(setting) == backend.resolve(Fusion(None))
     return {"status": "ok", "reason": "", "seconds": None, "interval": None, "samples": 0,
-            "max_error": None,
+            "max_error": None, "role": backend.role,
+            # the backend others are drawn relative to, at its own default
+            "baseline": backend.baseline == "peer" and default,
             "settings": settings_mod.of(backend, precision, n_threads, fusion=setting,
                                         cache=cache)}
 
@@ -342,7 +348,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
-        "ranks": 1,
+        "ranks": 1, "digest": sources.digest(circuit.instructions),
         "settings_hash": settings_mod.short_hash(
             {"circuit": sources.digest(circuit.instructions), "precision": precision.name,
              "threads": n_threads, "fusion": fusion, "cache": cache}),
@@ -519,7 +525,24 @@ def _notes(report, order):
     return out
 
 
+def finish(report, opts, started):
+    """The report as its JSON says it, with where and when it was measured
+    (harness.provenance); written to ``--json`` whole or not at all, and recorded
+    (harness.recording). Returns the report's JSON text."""
+    report["run"] = provenance.context("circuit", opts.argv, started=started)
+    text = json.dumps(report, indent=1) + "\n"
+    if opts.json:
+        path = Path(opts.json)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(text)
+        tmp.replace(path)
+    # from the JSON, as a later `harness record` of the file reads it: the same run
+    record(lambda: circuit_report.read(json.loads(text)), opts)
+    return text
+
+
 def main(opts):
+    started = provenance.now()
     try:
         report, expected = run(opts.circuit, opts.qubits, opts.backends, opts.precision,
                                opts.threads, opts.rounds, fusion=opts.fusion,
@@ -529,8 +552,7 @@ def main(opts):
         return 2
     print(table(report))
     try:
-        if opts.json:
-            Path(opts.json).write_text(json.dumps(report, indent=1) + "\n")
+        finish(report, opts, started)
         if opts.state:
             np.save(opts.state, expected)
     except OSError as exc:

@@ -21,15 +21,12 @@ process copying as many bytes (``exchange``, :func:`kernels.statevector.distribu
 exchange.bandwidth`), both measured in the job.
 """
 
-import json
-import os
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-from harness import ranking, registry
+from harness import provenance, ranking, registry
 from harness import settings as settings_mod
 from harness import threads as threads_mod
 from harness.circuit import command, sources
@@ -241,6 +238,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
         "ranks": ranks, settings_mod.MPI_FIELD: mpi,
+        "digest": sources.digest(circuit.instructions),
         "oversubscribed": launch.oversubscribed(ranks), "exchange": link,
         "settings_hash": settings_mod.short_hash(
             {"circuit": sources.digest(circuit.instructions), "precision": precision.name,
@@ -257,6 +255,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
 def main(opts):
     """A rank's part of ``harness circuit --ranks``; every rank returns rank 0's exit
     status (2 bad input, 1 a wrong state, 0 otherwise)."""
+    started = provenance.now()
     comm = distributed.world()
     try:
         report = run(opts.circuit, opts.qubits, opts.backends, opts.precision, opts.threads,
@@ -274,9 +273,5 @@ def main(opts):
     if comm.Get_rank() == 0:
         print(command.table(report))
         code = 1 if any(r["status"] == "wrong" for r in report["backends"].values()) else 0
-        if opts.json:  # written whole or not at all
-            path = Path(opts.json)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}")
-            tmp.write_text(json.dumps(report, indent=1) + "\n")
-            tmp.replace(path)
+        command.finish(report, opts, started)
     return comm.bcast(code, root=0)

@@ -11,15 +11,19 @@ benchmarks do; the code measured comes from each revision.
 
 import contextlib
 import fcntl
+import json
 import sys
 import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from harness import provenance
 from harness.gate import accept, counts, decide, report, trees, walltime
 from harness.gate import cases as case_table
 from harness.gate.runner import GateError, build, count_cpu, environment, run_probe
+from harness.recording.record import record
+from harness.store.files import gate_report
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "reports" / "out"
@@ -139,14 +143,16 @@ def _exclusive(gate_dir):
 
 
 def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=walltime.ROUNDS,
-        out=OUT, gate_dir=None, stored=None):
-    """Run the gate; write the report; return (exit code, one-line reason, result)."""
+        out=OUT, gate_dir=None, stored=None, argv=()):
+    """Run the gate; write the report; return (exit code, one-line reason, result).
+    ``argv``: the command line, kept with where and when it ran (the report's ``run``,
+    harness.provenance)."""
     start = time.time()
     repo = Path(repo).resolve()
     gate_dir = Path(gate_dir or repo / ".gate")
     stored = decide.load() if stored is None else stored
     result = {"base": {"rev": base}, "head": {"rev": head}, "tier1": [], "tier2": [],
-              "not_judged": []}
+              "not_judged": [], "run": provenance.context("gate", argv)}
     try:
         with _exclusive(gate_dir):
             code, reason = _compare(result, repo, gate_dir, patterns, tiers, rounds, stored)
@@ -222,9 +228,13 @@ def verdict(result):
 
 def main(opts):
     tiers = (1, 2) if opts.tier == "all" else (int(opts.tier),)
+    out = Path(opts.out or OUT)
     code, reason, _ = run(opts.base, opts.head, repo=opts.repo or ROOT, patterns=opts.case,
-                          tiers=tiers, rounds=opts.rounds or walltime.ROUNDS, out=opts.out or OUT)
-    print(f"report: {Path(opts.out or OUT) / 'gate.md'}")
+                          tiers=tiers, rounds=opts.rounds or walltime.ROUNDS, out=out,
+                          argv=getattr(opts, "argv", ()))
+    print(f"report: {out / 'gate.md'}")
+    if code != 2:  # what both revisions measured, as gate.json holds it
+        record(lambda: gate_report.read(json.loads((out / "gate.json").read_text())), opts)
     print(f"gate: {reason}", file=sys.stderr)
     return code
 

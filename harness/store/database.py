@@ -114,8 +114,13 @@ class Store:
         if upgrade:
             self.upgrade()
 
+    @property
+    def where(self):
+        """The store's URL as it may be shown (its password hidden)."""
+        return self.engine.url.render_as_string(hide_password=True)
+
     def __repr__(self):
-        return f"Store({self.engine.url.render_as_string(hide_password=True)})"
+        return f"Store({self.where})"
 
     def close(self):
         self.engine.dispose()
