@@ -72,8 +72,8 @@ COMMANDS = {
     "export": ("harness.store.command", "export", False),
     "import": ("harness.store.command", "import_", False),
     "token": ("harness.store.command", "token", False),
-    "serve": ("harness.service.command", "serve", False),
-    "submit": ("harness.service.command", "submit", False),
+    "serve": ("harness.service.serve", "main", False),
+    "submit": ("harness.service.client", "main", False),
 }
 
 

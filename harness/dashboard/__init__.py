@@ -15,46 +15,30 @@ the very file the CDN serves (`same_as_cdn`), that hash is asv's own.
 """
 
 import argparse
-import base64
 import contextlib
 import functools
-import hashlib
 import http.server
-import io
 import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import threading
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from asv.config import Config
 
+from harness import vendored
 from harness.dashboard import spread
+from harness.vendored import Package
 
 #: third-party files, kept apart from the project's own code (the repository's vendor/)
-VENDOR_DIR = Path(__file__).resolve().parents[2] / "vendor" / "dashboard"
+VENDOR_DIR = vendored.VENDOR / "dashboard"
 VENDOR_URL_DIR = "vendor"  # where the vendored files go inside the published html dir
-NPM = "https://registry.npmjs.org"
 # True in a dashboard page once a benchmark graph (#/<benchmark name>) is drawn with data: flot
 # keeps its plot object on the placeholder, and getData() holds the series it drew.
 GRAPH_DRAWN_JS = ("window.jQuery && jQuery('#main-graph').data('plot') && jQuery('#main-graph')"
                   ".data('plot').getData().some(function (s) { return s.data.length > 0; })")
-
-
-@dataclass(frozen=True)
-class Package:
-    name: str
-    version: str
-    tarball_sri: str   # the registry's dist.integrity of the tarball
-    license: str       # the license file inside the tarball, vendored beside the code
-
-    @property
-    def dir(self):
-        return f"{self.name}-{self.version}"
 
 
 @dataclass(frozen=True)
@@ -132,11 +116,6 @@ SPREAD_JS = Path(__file__).with_name("spread.js")
 _FETCHING_TAG = re.compile(r"<(script|link|img|iframe|source)\b[^>]*>", re.IGNORECASE)
 _URL_ATTR = re.compile(r"""\b(src|href)\s*=\s*(["'])(.*?)\2""", re.IGNORECASE)
 _INTEGRITY = re.compile(r"""\bintegrity\s*=\s*(["']).*?\1""", re.IGNORECASE)
-
-
-def sri(data, algorithm="sha512"):
-    """The Subresource Integrity value of ``data``, e.g. 'sha512-<base64>'."""
-    return f"{algorithm}-{base64.b64encode(hashlib.new(algorithm, data).digest()).decode()}"
 
 
 def _is_external(url):
@@ -227,30 +206,12 @@ def preview(html_dir, port=8080):
             threading.Event().wait()
 
 
-def _fetch(url):
-    with urllib.request.urlopen(url, timeout=60) as response:
-        return response.read()
-
-
 def vendor(target=VENDOR_DIR):
     """Re-download every vendored file from npm into ``target``, checking each tarball against
     its pinned registry hash and each file against its pinned SRI hash."""
     for package in dict.fromkeys(asset.package for asset in ASSETS + PLUGINS):
-        url = f"{NPM}/{package.name}/-/{package.name.split('/')[-1]}-{package.version}.tgz"
-        tarball = _fetch(url)
-        if sri(tarball) != package.tarball_sri:
-            raise ValueError(f"{url}: sha512 differs from the pinned {package.tarball_sri}")
-        out = Path(target) / package.dir
-        out.mkdir(parents=True, exist_ok=True)
-        with tarfile.open(fileobj=io.BytesIO(tarball)) as tar:
-            members = {a.member: a.sri for a in ASSETS + PLUGINS if a.package == package}
-            members.setdefault(package.license, None)
-            for member, expected in members.items():
-                data = tar.extractfile(f"package/{member}").read()
-                if expected and sri(data, expected.split("-")[0]) != expected:
-                    raise ValueError(f"{url}: {member} differs from the pinned {expected}")
-                (out / Path(member).name).write_bytes(data)
-        print(f"{package.dir}: {', '.join(members)}")
+        vendored.fetch(package, {a.member: a.sri for a in ASSETS + PLUGINS
+                                 if a.package == package}, target)
 
 
 def main(argv=None):

@@ -17,10 +17,13 @@ so.
 
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
 import orjson
+
+from harness.store import files
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTBOX = ROOT / "results" / "outbox"
@@ -150,3 +153,30 @@ def submit(runs, url, token=None, outbox=None, say=print):
     """Queue ``runs`` in the outbox, then :func:`send` everything there."""
     queue(runs, outbox)
     return send(url, token, outbox, say)
+
+
+def main(opts):
+    """``python -m harness submit PATH... --to URL``: the runs of the paths (read as
+    ``harness record`` reads them) queued, then everything in the outbox sent. Exit 0:
+    all sent; 1: some kept for later or refused; 2: a path that holds no run, or no
+    token."""
+    runs, bad = [], 0
+    for path in opts.paths:
+        try:
+            runs += files.runs_of(path)
+        except files.FileError as exc:
+            print(f"submit: {exc}", file=sys.stderr)
+            bad += 1
+    queue(runs, opts.outbox)
+    try:
+        out = send(opts.to, opts.token, opts.outbox,
+                   say=lambda text: print(text, file=sys.stderr))
+    except SubmitError as exc:
+        print(f"submit: {exc}; {len(pending(opts.outbox))} run(s) wait in "
+              f"{outbox_dir(opts.outbox)}", file=sys.stderr)
+        return 2
+    print(f"submit: {len(out['sent'])} sent, {len(out['kept'])} kept for the next submit, "
+          f"{len(out['refused'])} refused", file=sys.stderr)
+    if bad:
+        return 2
+    return 1 if out["kept"] or out["refused"] else 0

@@ -6,7 +6,7 @@ from pathlib import Path
 import asv
 import pytest
 
-from harness import dashboard
+from harness import dashboard, vendored
 
 STOCK_INDEX = (Path(asv.__file__).parent / "www" / "index.html").read_text(encoding="utf-8")
 
@@ -20,7 +20,7 @@ def _stock_integrity(url):
 @pytest.mark.parametrize("asset", dashboard.ASSETS, ids=lambda a: Path(a.url).name)
 def test_vendored_file_matches_its_pin(asset):
     data = (dashboard.VENDOR_DIR / Path(asset.local).relative_to(dashboard.VENDOR_URL_DIR))
-    assert dashboard.sri(data.read_bytes(), asset.sri.split("-")[0]) == asset.sri
+    assert vendored.sri(data.read_bytes(), asset.sri.split("-")[0]) == asset.sri
     # Where npm holds the CDN's very file, asv's own integrity value must accept it.
     assert (asset.sri == _stock_integrity(asset.url)) == asset.same_as_cdn
 
@@ -54,7 +54,7 @@ def test_added_plugin_matches_its_pin(asset):
     # The files the dashboard adds to asv's pages are pinned the same way, and the rewritten
     # page loads them with their integrity value, after flot itself.
     data = (dashboard.VENDOR_DIR / Path(asset.local).relative_to(dashboard.VENDOR_URL_DIR))
-    assert dashboard.sri(data.read_bytes(), asset.sri.split("-")[0]) == asset.sri
+    assert vendored.sri(data.read_bytes(), asset.sri.split("-")[0]) == asset.sri
     page = dashboard.localize_html(STOCK_INDEX)
     tag = f'<script src="{asset.local}" integrity="{asset.sri}"></script>'
     assert page.index("jquery.flot.js") < page.index(tag) < page.index(dashboard.SPREAD_JS.name)

@@ -1,0 +1,59 @@
+"""Who may do what: every write needs a token (``Authorization: Bearer T``); reads are open
+unless the service runs ``--private``, when they need one too, from the header or, for a
+browser, the cookie that /login sets. A token is looked up by its digest
+(harness.store.tokens); which runs it may write is decided once the run's machine is
+known (harness.service.api).
+
+401: no token, or not a valid one; 403: a valid token that may not do this. Writes take
+the token from the header only, never from the cookie: a page elsewhere cannot make a
+browser write with the cookie it holds.
+"""
+
+from fastapi import HTTPException, Request
+
+from harness.store import tokens
+
+COOKIE = "qsad_token"
+
+
+def bearer(request):
+    """The token of the Authorization header, or None."""
+    header = request.headers.get("authorization", "")
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def _unauthorized(detail):
+    return HTTPException(401, detail=detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def token_row(request, token):
+    with request.app.state.store.reading() as c:
+        return tokens.find(c, token)
+
+
+def writer(request: Request):
+    """The token row a write is made with; 401 without a valid one."""
+    token = bearer(request)
+    if token is None:
+        raise _unauthorized("writing needs a token: Authorization: Bearer <token> (python "
+                            "-m harness token create --machine NAME)")
+    row = token_row(request, token)
+    if row is None:
+        raise _unauthorized("the token is not valid here (unknown, or revoked)")
+    return row
+
+
+def reader(request: Request):
+    """Nothing on an open service; on a private one, 401 without a valid token (header or
+    cookie)."""
+    if not request.app.state.private:
+        return None
+    token = bearer(request) or request.cookies.get(COOKIE)
+    if token is None:
+        raise _unauthorized("this service is private: reading needs a token "
+                            "(Authorization: Bearer <token>, or /login in a browser)")
+    row = token_row(request, token)
+    if row is None:
+        raise _unauthorized("the token is not valid here (unknown, or revoked)")
+    return row
