@@ -1,22 +1,27 @@
 """Where a series (one benchmark, one backend, one machine, over runs in time order) changed
 level, judged by the series' own noise.
 
-A point is a candidate change when it lies further from the level before it than that
-level's noise allows: the level is the median of up to ``LOOKBACK`` points since the last
-change (at least ``MIN_POINTS`` of them: a shorter history says nothing of its noise),
-its noise the larger of their robust spread (1.4826 x the median absolute deviation of
-the logarithms: the standard deviation, for a normal sample) and a floor (``FLOORS``:
-instruction counts are nearly exact; a time is never known to a percent or two). The
-spread inside each run (a point's interval) is not the noise between runs, which is
-what a change has to stand out of, and is not used. A candidate is
-a change only when the ``CONFIRM`` points after it lie beyond the same bound on the same
-side: one slow run is an outlier, three in a row a new level. The change names the first
-point of the new level, and its ratio is the new level's median over the old.
+At each point the level before it is the median of up to ``LOOKBACK`` points since the
+last change (at least ``MIN_POINTS`` of them: a shorter history says nothing of its
+noise), and its noise the larger of their robust spread (1.4826 x the median absolute
+deviation of the logarithms: the standard deviation, for a normal sample) and a floor
+(``FLOORS``: instruction counts are nearly exact; a time is never known to a percent or
+two). The spread inside each run (a point's interval) is not the noise between runs,
+which is what a change has to stand out of, and is not used.
+
+A change is a new level: the point and the ``CONFIRM`` points after it, whose median lies
+beyond ``Z`` of its own noise from the level (the median of three points strays about
+two thirds as far as one point does: ``BLOCK_SPREAD``), with every one of them on the same
+side. One wild run moves the median of three not at all; three in a row are a new level.
+Once found, the change is placed where splitting the points around it into two levels
+leaves the least absolute deviation from the two medians, so that it names the first
+commit of the new level even where the noise put that run's time near the old one. Its
+ratio is the new level over the old.
 
 Arrow's conbench flags a point at z = 5 of a plain standard deviation over the last 100
-results and raised that to 30 against false alarms: a plain deviation is dragged by the
-outliers it should flag. The median, the MAD and the confirmation keep one wild run from
-either hiding or making a change.
+results, and raised that to 30 against false alarms: a plain deviation is dragged by the
+outliers it should flag. The medians, the MAD and the block keep one wild run from either
+hiding a change or making one.
 """
 
 import math
@@ -26,17 +31,20 @@ from typing import NamedTuple
 LOOKBACK = 20
 MIN_POINTS = 5
 CONFIRM = 2
-#: how many noise widths away a point must lie
-Z = 5.0
+#: how many of its own noise widths away a new level's median must lie (at 4, a normal
+#: series flags a place in some 16,000)
+Z = 4.0
+#: the noise of the median of 1 + CONFIRM points, over one point's (for a normal sample:
+#: the median of three has a standard deviation of 0.67)
+BLOCK_SPREAD = 0.67
 #: the least relative noise assumed, per measure
 FLOORS = {"instructions": 0.005, "seconds": 0.02}
 
 
 class Change(NamedTuple):
-    index: int  #: the first point of the new level
+    index: int  #: the first point of the new level (among the positive values)
     ratio: float  #: the new level's median over the old
-    threshold: float  #: the relative distance a point had to exceed
-    confirmed: bool  #: False: at the series' end, fewer than CONFIRM points after it
+    threshold: float  #: how far, relatively, the new level's median had to lie
 
 
 def _mad_sigma(logs):
@@ -44,34 +52,43 @@ def _mad_sigma(logs):
     return 1.4826 * statistics.median(abs(x - center) for x in logs)
 
 
+def _deviation(xs):
+    center = statistics.median(xs)
+    return sum(abs(x - center) for x in xs)
+
+
+def _split(logs, low, high, first, last):
+    """The split in ``first..last`` of the points ``low..high-1`` that leaves the least
+    absolute deviation from the medians of the two sides."""
+    return min(range(first, last + 1),
+               key=lambda s: (_deviation(logs[low:s]) + _deviation(logs[s:high]), s))
+
+
 def find(values, measure="seconds", lookback=LOOKBACK, min_points=MIN_POINTS,
          confirm=CONFIRM, z=Z):
-    """The changes (:class:`Change`) in ``values`` (numbers in time order; one that is
-    not positive is passed over); ``measure``: "seconds" or "instructions" (its floor).
-    The last change may be unconfirmed (too few points after it yet)."""
-    logs = [math.log(v) if v and v > 0 else float("nan") for v in values]
+    """The changes (:class:`Change`) in ``values`` (positive numbers in time order; a
+    point that is not one is left out); ``measure``: "seconds" or "instructions" (its
+    floor). A change in the last points, before ``confirm`` more have come, is not
+    found yet."""
+    logs = [math.log(v) for v in values if v and v > 0]
     floor = math.log1p(FLOORS.get(measure, FLOORS["seconds"]))
     changes, start, i = [], 0, min_points
-    while i < len(logs):
-        window = [x for x in logs[max(start, i - lookback):i] if x == x]
-        if len(window) < min_points or logs[i] != logs[i]:
-            i += 1
-            continue
+    while i + confirm < len(logs):
+        window = logs[max(start, i - lookback):i]
         level = statistics.median(window)
-        bound = z * max(_mad_sigma(window), floor)
-        step = logs[i] - level
-        if abs(step) <= bound:
+        bound = z * BLOCK_SPREAD * max(_mad_sigma(window), floor)
+        block = logs[i:i + 1 + confirm]
+        step = statistics.median(block) - level
+        if abs(step) <= bound or not all((x - level) * step > 0 for x in block):
             i += 1
             continue
-        after = [x for x in logs[i + 1:i + 1 + confirm] if x == x]
-        holds = all((x - level) * step > 0 and abs(x - level) > bound for x in after)
-        if not holds:
-            i += 1
-            continue
-        new_level = statistics.median(logs[i:i + 1 + confirm])
-        changes.append(Change(i, math.exp(new_level - level), math.expm1(bound),
-                              len(after) == confirm))
-        if len(after) < confirm:
-            break
-        start, i = i, i + min_points
+        # where the new level starts: the best split of the points around the block
+        low = max(start, i - lookback)
+        high = min(len(logs), i + 1 + 2 * confirm)
+        first = _split(logs, low, high, max(low + min_points, i - confirm),
+                       min(i + confirm, high - 1 - confirm))
+        old = statistics.median(logs[max(start, first - lookback):first])
+        new = statistics.median(logs[first:first + 1 + confirm])
+        changes.append(Change(first, math.exp(new - old), math.expm1(bound)))
+        start, i = first, first + min_points
     return changes

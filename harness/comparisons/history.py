@@ -21,8 +21,8 @@ def measure_of(rows):
 
 def history(rows, measure=None):
     """``{"measure", "points": [...], "changes": [...]}`` of a series' rows; each change:
-    its first commit and run, the ratio of the new level to the old, the bound it
-    crossed, and whether the points after it confirmed it yet."""
+    its first commit and run, the ratio of the new level to the old and the bound it
+    crossed."""
     measure = measure or measure_of(rows)
     points = [{"commit": r["commit"], "run": r["run"], "started": r["started"],
                "dirty": r["dirty"], "seconds": r["seconds"], "interval": r["interval"],
@@ -31,5 +31,4 @@ def history(rows, measure=None):
     found = changes_mod.find([p["value"] for p in points], measure)
     return {"measure": measure, "points": points, "changes": [
         {"commit": points[c.index]["commit"], "run": points[c.index]["run"],
-         "index": c.index, "ratio": c.ratio, "threshold": c.threshold,
-         "confirmed": c.confirmed} for c in found]}
+         "index": c.index, "ratio": c.ratio, "threshold": c.threshold} for c in found]}

@@ -158,7 +158,6 @@ class Change(_Shape):
     index: int
     ratio: float
     threshold: float
-    confirmed: bool
 
 
 class History(_Shape):
