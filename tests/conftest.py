@@ -8,9 +8,10 @@ the checkout's results/results.db (harness.store.database.ENV), nor submits anyw
 
 import pytest
 
+from harness import browser
 from harness.store import database
 from kernels.statevector import tuning
-from tests.databases import db_url, postgres_server  # noqa: F401 - fixtures
+from tests.databases import db_url, postgres_server, skip_or_fail  # noqa: F401 - fixtures
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -29,3 +30,13 @@ def _own_store(tmp_path_factory):
     mp.setenv(database.ENV, str(tmp_path_factory.mktemp("store") / "results.db"))
     yield
     mp.undo()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Installs chromium and chromedriver with apt when missing, or skips saying why
+    (fails, where QSIM_AD_BENCH_REQUIRE names chromium: tests/databases.py)."""
+    try:
+        return browser.ensure_chromium(install=True)
+    except browser.BrowserUnavailable as error:
+        skip_or_fail("chromium", f"no headless Chromium: {error}")

@@ -87,7 +87,7 @@ def compare(base_rows, head_rows, same_machine=True):
         else:
             ratio, interval, verdict = (verdict_of_counts(b, h) if measure == "instructions"
                                         else verdict_of_times(b, h))
-            out.update(ratio=ratio, interval=list(interval), verdict=verdict)
+            out.update(ratio=ratio, interval=list(interval), verdict=verdict, why=None)
         rows.append(out)
     unmatched += [_unmatched(r, "base", "only the base run measured it")
                   for k, r in base.items() if k not in head]

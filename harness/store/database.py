@@ -45,7 +45,7 @@ class StoreError(Exception):
 
 def resolve_url(db=None):
     """The SQLAlchemy URL of the store ``db`` names (see the module's docstring)."""
-    given = db or os.environ.get(ENV) or str(DEFAULT_PATH)
+    given = str(db or os.environ.get(ENV) or DEFAULT_PATH)
     if "://" not in given:
         path = Path(given).expanduser().resolve()
         return f"sqlite:///{path}"

@@ -12,7 +12,7 @@ from asv import results as asv_results
 from asv.benchmarks import Benchmarks
 from asv.config import Config
 
-from harness import browser, dashboard
+from harness import dashboard
 from tests.harness import fake_results
 
 BENCHMARK = "suite.Gate.time_gate"
@@ -74,12 +74,3 @@ def make_project(root):
 def published(tmp_path_factory):
     """The html dir of the fake project's dashboard, published and localized."""
     return dashboard.publish(make_project(tmp_path_factory.mktemp("dashboard")))
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """Installs chromium and chromedriver with apt when missing, or skips saying why."""
-    try:
-        return browser.ensure_chromium(install=True)
-    except browser.BrowserUnavailable as error:
-        pytest.skip(f"no headless Chromium: {error}")
