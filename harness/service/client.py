@@ -107,9 +107,10 @@ def _post(http, url, token, path):
 
 def send(url, token=None, outbox=None, say=print):
     """Send every run in the outbox to the service at ``url`` (http://HOST:PORT); returns
-    {"sent": [ids], "kept": [ids], "refused": [ids]}. Stops at the first run the service
-    does not take for a reason that would stop the rest too (unreachable, busy, the
-    token): those stay in the outbox."""
+    {"sent": [ids], "kept": [ids], "refused": [ids]}. A run the token may not write (403)
+    stays and the next is sent; the first that the service does not take for a reason
+    that would stop the rest too (unreachable, busy, no valid token) stops the sending,
+    and it and the rest stay in the outbox."""
     token = token or os.environ.get(TOKEN_ENV)
     if not url:
         raise SubmitError("no service to send to: --to URL (http://HOST:PORT)")
@@ -139,6 +140,10 @@ def send(url, token=None, outbox=None, say=print):
                 out["refused"].append(path.stem)
                 say(f"submit: run {path.stem} refused by {url} (HTTP {status}: {detail}); "
                     f"kept in {path.parent / 'refused'}")
+            elif status == 403:  # this token may not write this run; the next it may
+                out["kept"].append(path.stem)
+                say(f"submit: run {path.stem} not taken by {url} (HTTP 403: {detail}); "
+                    f"kept in {outbox_dir(outbox)} for a token that may write it")
             else:
                 rest = [p.stem for p in waiting[i:]]
                 out["kept"] += rest

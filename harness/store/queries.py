@@ -147,7 +147,7 @@ def suites(connection):
     """{suite: number of benchmarks}."""
     rows = connection.execute(select(BENCHMARKS.c.suite, func.count())
                               .group_by(BENCHMARKS.c.suite).order_by(BENCHMARKS.c.suite))
-    return dict(rows.tuples().all())
+    return dict(rows.all())
 
 
 def backends_of(connection, key, machine_id=None):
