@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
+TOOLS  := .venv-tools
+TOOLS_STAMP := $(TOOLS)/.installed-stamp
 PROFILE ?= default
 EXTRAS ?= peers,circuits,mpi,service,dev
 
-.PHONY: setup aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold tune gate calibrate clean
+.PHONY: setup tools aer-mpi test test-slow lint quick bench bench-fusion report publish preview validate threshold tune gate calibrate serve scale clean
 
 setup: $(STAMP)
 
@@ -21,13 +23,22 @@ $(STAMP): pyproject.toml requirements/pinned.txt requirements/projectq.sh requir
 	sh requirements/pyquest_mpi.sh $(PY) || echo "setup: QuEST's distributed build did not build; the quest-mpi peer is skipped"
 	touch $@
 
+# The test tools that cannot share the project's environment (requirements/schemathesis.txt
+# says why), in one of their own.
+tools: $(TOOLS_STAMP)
+
+$(TOOLS_STAMP): requirements/schemathesis.txt
+	test -x $(TOOLS)/bin/python || $(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet -r requirements/schemathesis.txt
+	touch $@
+
 aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, the peer qiskit-aer-mpi (about 4 minutes; docs/distributed.md)
 	sh requirements/qiskit_aer_mpi.sh $(PY)
 
-test: setup  ## the test suite on every core, the slow tests aside
+test: setup tools  ## the test suite on every core, the slow tests aside
 	$(PY) -m pytest -n auto
 
-test-slow: setup  ## the slow tests (marker slow): what faster ones check, at length
+test-slow: setup tools  ## the slow tests (marker slow): what faster ones check, at length
 	$(PY) -m pytest -n auto -m slow
 
 lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.toml
@@ -77,6 +88,14 @@ gate: setup  ## compare BASE (default HEAD~1) with HEAD (or HEAD=REV); fails on 
 calibrate: setup  ## 20 A/A gate runs of HEAD: the spreads behind the tolerances (RUNS=20)
 	$(PY) -m harness calibrate --runs $(or $(RUNS),20)
 
+# The comparison service over the embedded store (results/results.db), on 127.0.0.1 only;
+# DB=URL serves another store, PORT another port (docs/service.md).
+serve: setup  ## the comparison service on http://127.0.0.1:8000 (PORT=8000, DB=URL)
+	$(PY) -m harness serve --port $(or $(PORT),8000) $(if $(DB),--db $(DB))
+
+scale: setup  ## the service at scale: ingestion, and compare/history/ranking under 8 clients with 10^6 results (docs/service.md)
+	$(PY) -m harness.service.scale $(if $(DB),--db $(DB))
+
 clean:
 	git worktree prune
-	rm -rf $(VENV) .venv-build results/html .asv .gate
+	rm -rf $(VENV) $(TOOLS) .venv-build results/html .asv .gate

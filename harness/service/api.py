@@ -80,7 +80,8 @@ async def submit(request: Request, response: Response,
     return {"id": uid}
 
 
-@router.get("/runs", response_model=responses.RunList)
+@router.get("/runs", response_model=responses.RunList,
+            responses={404: {"model": responses.Refusal}})
 def runs(request: Request, machine: NAME | None = None,
          commit: Annotated[str | None, Query(max_length=64)] = None,
          limit: Annotated[int, Query(ge=1, le=500)] = 50,

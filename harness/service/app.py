@@ -14,10 +14,13 @@ import logging
 import os
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from harness.service import api, arguments, pages
 from harness.store import database, schema
@@ -119,6 +122,16 @@ def create_app(db=None, private=False, max_bytes=arguments.MAX_BYTES, store=None
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     app.mount("/vendor", StaticFiles(directory=pages.VENDOR), name="vendor")
     app.openapi = lambda: _openapi(app)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _refused(request: Request, exc):
+        if exc.status_code == 405:  # Allow: every method of the path, not one route's
+            methods = sorted({m for route in (*api.router.routes, *pages.router.routes)
+                              if route.matches(request.scope)[0] != Match.NONE
+                              for m in route.methods})
+            return JSONResponse({"detail": "Method Not Allowed"}, status_code=405,
+                                headers={"Allow": ", ".join(methods)})
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(database.StoreError)
     @app.exception_handler(SQLAlchemyError)
