@@ -84,10 +84,16 @@ def find(values, measure="seconds", lookback=LOOKBACK, min_points=MIN_POINTS,
     while i + confirm < len(logs):
         window = logs[max(start, i - lookback):i]
         level = statistics.median(window)
-        bound = z * BLOCK_SPREAD * max(_mad_sigma(window), run_to_run, floor)
         block = logs[i:i + 1 + confirm]
         step = statistics.median(block) - level
-        if abs(step) <= bound or not all((x - level) * step > 0 for x in block):
+        # the window's own spread only where the series' and the floor do not settle it
+        # already (most points): a history of a thousand runs reads in a millisecond
+        least = z * BLOCK_SPREAD * max(run_to_run, floor)
+        if abs(step) <= least or not all((x - level) * step > 0 for x in block):
+            i += 1
+            continue
+        bound = max(least, z * BLOCK_SPREAD * _mad_sigma(window))
+        if abs(step) <= bound:
             i += 1
             continue
         # where the new level starts: the best split of the points around the block

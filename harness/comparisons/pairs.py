@@ -18,20 +18,6 @@ from harness import ranking
 VERDICTS = ("faster", "slower", "tie", "mismatch")
 
 
-def _key(row):
-    return row["key"], row["backend"]
-
-
-def _measure(base, head):
-    """What the two results are compared by: instructions where both counted them, else
-    seconds where both timed, else None."""
-    if base["instructions"] is not None and head["instructions"] is not None:
-        return "instructions"
-    if base["seconds"] is not None and head["seconds"] is not None:
-        return "seconds"
-    return None
-
-
 def _span(row):
     return row["interval"] or (row["seconds"], row["seconds"])
 
@@ -40,7 +26,7 @@ def verdict_of_times(base, head):
     """(ratio, its interval, verdict) of two timed results."""
     (bl, bh), (hl, hh) = _span(base), _span(head)
     ratio = head["seconds"] / base["seconds"] if base["seconds"] else None
-    interval = (hl / bh if bh else None, hh / bl if bl else None)
+    interval = [hl / bh if bh else None, hh / bl if bl else None]
     if ranking.overlaps((bl, bh), (hl, hh)):
         return ratio, interval, "tie"
     return ratio, interval, "faster" if hh < bl else "slower"
@@ -50,7 +36,7 @@ def verdict_of_counts(base, head):
     b, h = base["instructions"], head["instructions"]
     ratio = h / b if b else None
     verdict = "tie" if h == b else "faster" if h < b else "slower"
-    return ratio, (ratio, ratio), verdict
+    return ratio, [ratio, ratio], verdict
 
 
 def _unmatched(row, side, why):
@@ -58,40 +44,54 @@ def _unmatched(row, side, why):
             "status": row["status"], "reason": why or row["reason"]}
 
 
+def _pair(b, h, same_machine):
+    """One row of the comparison of two results both runs measured with a number, or
+    None where they measured nothing alike."""
+    if b["instructions"] is not None and h["instructions"] is not None:
+        measure, judge = "instructions", verdict_of_counts
+    elif b["seconds"] is not None and h["seconds"] is not None:
+        measure, judge = "seconds", verdict_of_times
+    else:
+        return None
+    bs, hs = b["settings_hash"], h["settings_hash"]
+    differ = (bs or b["settings_id"]) != (hs or h["settings_id"])
+    if differ or not same_machine:
+        ratio, interval, verdict = None, None, "mismatch"
+        why = "settings differ" if differ else "machines differ"
+    else:
+        (ratio, interval, verdict), why = judge(b, h), None
+    return {"benchmark": b["key"], "backend": b["backend"], "measure": measure,
+            "base": b[measure], "head": h[measure], "base_interval": b["interval"],
+            "head_interval": h["interval"], "settings_hash": [bs, hs], "ratio": ratio,
+            "interval": interval, "verdict": verdict, "why": why}
+
+
 def compare(base_rows, head_rows, same_machine=True):
     """``{"rows", "unmatched", "counts"}`` for two runs' results (dicts of
-    harness.store.queries.LIGHT); ``same_machine``: whether the runs' machines share a
+    harness.store.queries.COMPARED); ``same_machine``: whether the runs' machines share a
     fingerprint (otherwise every pair is a mismatch)."""
-    base = {_key(r): r for r in base_rows}
-    head = {_key(r): r for r in head_rows}
-    rows, unmatched = [], []
-    for key in [k for k in base if k in head]:
-        b, h = base[key], head[key]
-        measure = _measure(b, h) if b["status"] == h["status"] == "ok" else None
-        if measure is None:
-            for side, row in (("base", b), ("head", h)):
-                if row["status"] != "ok":
-                    unmatched.append(_unmatched(row, side, None))
-            if b["status"] == h["status"] == "ok":
-                unmatched.append(_unmatched(h, "both", "nothing both runs measured alike"))
+    head = {(r["key"], r["backend"]): r for r in head_rows}
+    seen, rows, unmatched = set(), [], []
+    for b in base_rows:
+        key = (b["key"], b["backend"])
+        seen.add(key)
+        h = head.get(key)
+        if h is None:
+            unmatched.append(_unmatched(b, "base", "only the base run measured it"))
             continue
-        out = {"benchmark": key[0], "backend": key[1], "measure": measure,
-               "base": b[measure], "head": h[measure], "base_interval": b["interval"],
-               "head_interval": h["interval"], "settings_hash": [b["settings_hash"],
-                                                                 h["settings_hash"]]}
-        differ = (b["settings_hash"] or b["settings_id"]) != (h["settings_hash"] or
-                                                              h["settings_id"])
-        if differ or not same_machine:
-            out.update(ratio=None, interval=None, verdict="mismatch",
-                       why="settings differ" if differ else "machines differ")
-        else:
-            ratio, interval, verdict = (verdict_of_counts(b, h) if measure == "instructions"
-                                        else verdict_of_times(b, h))
-            out.update(ratio=ratio, interval=list(interval), verdict=verdict, why=None)
-        rows.append(out)
-    unmatched += [_unmatched(r, "base", "only the base run measured it")
-                  for k, r in base.items() if k not in head]
+        both = b["status"] == "ok" and h["status"] == "ok"
+        row = _pair(b, h, same_machine) if both else None
+        if row is not None:
+            rows.append(row)
+            continue
+        for side, r in (("base", b), ("head", h)):
+            if r["status"] != "ok":
+                unmatched.append(_unmatched(r, side, None))
+        if both:
+            unmatched.append(_unmatched(h, "both", "nothing both runs measured alike"))
     unmatched += [_unmatched(r, "head", "only the head run measured it")
-                  for k, r in head.items() if k not in base]
-    counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+                  for key, r in head.items() if key not in seen]
+    counts = dict.fromkeys(VERDICTS, 0)
+    for row in rows:
+        counts[row["verdict"]] += 1
     return {"rows": rows, "unmatched": unmatched, "counts": counts}

@@ -44,9 +44,15 @@ def writer(request: Request):
     return row
 
 
-def reader(request: Request):
+async def reader(request: Request):
     """Nothing on an open service; on a private one, 401 without a valid token (header or
-    cookie)."""
+    cookie). Asynchronous, so that an open service's reads take no thread for it (a
+    private one's lookup is one indexed row)."""
+    return check_reader(request)
+
+
+def check_reader(request):
+    """:func:`reader`, called from code that is not a dependency (the pages)."""
     if not request.app.state.private:
         return None
     token = bearer(request) or request.cookies.get(COOKIE)

@@ -91,7 +91,7 @@ def _guarded(request, template, page, make, **context):
     """The page, or the login page where a private service asks for a token, or an error
     page naming what was asked for and is not there (404) or is wrong (422)."""
     try:
-        auth.reader(request)
+        auth.check_reader(request)
     except HTTPException as exc:
         return _page("login.html", "login", status=exc.status_code, message=exc.detail,
                      back=str(request.url.path))

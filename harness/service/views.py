@@ -42,7 +42,7 @@ def run(store, uid):
         with store.reading() as c:
             _, doc = read.document(c, uid)
             info = queries.run_info(c, uid)
-            rows = queries.results_of_run(c, info["id"])
+            rows = queries.results_of_run(c, info["id"], queries.RANKED)
         by_benchmark = {}
         for row in rows:
             by_benchmark.setdefault(row["key"], []).append(row)

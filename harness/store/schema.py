@@ -2,6 +2,9 @@
 it: checked at the edge (pydantic), published as JSON Schema (``python -m
 harness.store.schema`` prints it; docs/service.md holds it), versioned.
 
+``python -m harness.store.schema`` prints the schema; ``--write`` renders it into
+docs/service.md.
+
 A run is one command on one machine at one commit (``harness circuit``, an asv sweep, a
 gate run, ``harness evals``); its results are one row each per benchmark and backend, as
 that command ranked them. A run's id is a digest of its content, so the same run
@@ -14,6 +17,8 @@ it knows how to read (:data:`READS`) and keeps each run in the current one.
 import datetime
 import hashlib
 import json
+import sys
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -28,6 +33,7 @@ from pydantic import (
 )
 
 from harness import provenance
+from harness.markdown import between
 
 SCHEMA_VERSION = 1
 #: the versions a submission may declare
@@ -269,5 +275,20 @@ def json_schema():
     return schema
 
 
+#: where the schema is published, between these lines (tests/store/test_schema.py holds
+#: the page to the code; ``python -m harness.store.schema --write`` renders it there)
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "service.md"
+BEGIN, END = "<!-- schema:begin -->", "<!-- schema:end -->"
+
+
+def rendered(text):
+    """``text`` (docs/service.md) with its JSON Schema block rendered from the code."""
+    block = "```json\n" + json.dumps(json_schema(), indent=1, sort_keys=True) + "\n```"
+    return between(text, BEGIN, END, block, PAGE)
+
+
 if __name__ == "__main__":
-    print(json.dumps(json_schema(), indent=1, sort_keys=True))
+    if sys.argv[1:] == ["--write"]:
+        PAGE.write_text(rendered(PAGE.read_text()))
+    else:
+        print(json.dumps(json_schema(), indent=1, sort_keys=True))

@@ -127,7 +127,7 @@ class Result(Base):
     extra: Mapped[dict] = mapped_column(_JSON)
 
     __table_args__ = (Index("ix_results_run_position", "run_id", "position"),
-                      Index("ix_results_series", "benchmark_id", "backend"))
+                      Index("ix_results_series", "benchmark_id", "backend", "run_id"))
 
 
 class Token(Base):
