@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request, Res
 from sqlalchemy import func, select
 from starlette.concurrency import run_in_threadpool
 
+from harness.comparisons import history as history_mod
 from harness.service import auth, responses, views
 from harness.store import schema, tables, tokens, write
 
@@ -122,7 +123,8 @@ def compare(request: Request, base: ID, head: ID):
             responses={404: {"model": responses.Refusal}})
 def history(request: Request, benchmark: KEYTEXT, backend: Annotated[str, Query(
         max_length=schema.NAME)], machine: NAME,
-            measure: Annotated[str | None, Query(pattern="^(seconds|instructions)$")] = None):
+            measure: Annotated[str | None, Query(
+                pattern=f"^({'|'.join(history_mod.MEASURES)})$")] = None):
     """One benchmark on one backend on one machine over runs, and the changes in it,
     each naming its first commit."""
     return _view(views.history, request.app.state.store, benchmark, backend, machine,

@@ -88,7 +88,7 @@ def _document(row, results):
         "schema_version": row.schema_version, "machine": machine_document(row),
         "commit": row.commit, "dirty": row.dirty, "command": row.command,
         "profile": row.profile, "argv": row.argv, "versions": row.versions,
-        "tuning": row.tuning, "started": utc(row.started), "source": row.source,
+        "tuning": row.tuning, "started": utc(row.started), schema.SOURCE_FIELD: row.source,
         "results": [_result_document(r) for r in results],
     }
 

@@ -49,6 +49,10 @@ MAX_SAMPLES = 100_000
 NAME = 200
 TEXT = 10_000
 
+#: the field of a run that says where it was read from: the word the source engine's name
+#: shares, declared once here (tests/test_structure.py exempts this declaration)
+SOURCE_FIELD = "source"
+
 Status = Literal["ok", "wrong", "skipped", "refused", "failed"]
 #: no NUL character in a string: PostgreSQL's text cannot hold one
 _NO_NUL = r"^[^\x00]*$"

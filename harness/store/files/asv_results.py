@@ -26,6 +26,7 @@ from asv.benchmarks import Benchmarks
 
 from harness import provenance, ranking
 from harness import settings as settings_mod
+from harness.store import schema
 from harness.store.files.common import FileError, backend_facts, run_fields, validated
 
 #: the parameters that name the backend a benchmark times (its other parameters are the
@@ -178,7 +179,7 @@ def read_file(results_file, benchmarks=None):
     fields = run_fields(context, "asv") if context else run_fields(
         {"machine": machine, "command": "bench"}, "asv")
     if note:
-        fields["source"]["machine"] = note
+        fields[schema.SOURCE_FIELD]["machine"] = note
     if not context:  # asv's date is the commit's; when the sweep ran is its first start
         first = min(res.started_at.values(), default=res.date or 0)
         fields["started"] = datetime.datetime.fromtimestamp(

@@ -30,7 +30,7 @@ def run_fields(context, kind):
             "dirty": bool(context.get("dirty")), "command": context.get("command") or kind,
             "profile": context.get("profile"), "argv": context.get("argv") or [],
             "versions": context.get("versions") or {}, "tuning": context.get("tuning"),
-            "started": context.get("started"), "source": source}
+            "started": context.get("started"), schema.SOURCE_FIELD: source}
 
 
 @functools.cache
