@@ -61,9 +61,8 @@ def _pair(b, h, same_machine):
     else:
         (ratio, interval, verdict), why = judge(b, h), None
     return {"benchmark": b["key"], "backend": b["backend"], "measure": measure,
-            "base": b[measure], "head": h[measure], "base_interval": b["interval"],
-            "head_interval": h["interval"], "settings_hash": [bs, hs], "ratio": ratio,
-            "interval": interval, "verdict": verdict, "why": why}
+            "base": b[measure], "head": h[measure], "ratio": ratio, "interval": interval,
+            "verdict": verdict, "why": why}
 
 
 def compare(base_rows, head_rows, same_machine=True):

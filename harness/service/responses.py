@@ -115,9 +115,6 @@ class CompareRow(_Shape):
     measure: Literal["seconds", "instructions"]
     base: float
     head: float
-    base_interval: list[float] | None
-    head_interval: list[float] | None
-    settings_hash: list[str | None]
     ratio: float | None
     interval: list[float | None] | None
     verdict: Literal["faster", "slower", "tie", "mismatch"]
