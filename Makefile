@@ -36,10 +36,10 @@ aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, the peer qiskit-aer-mp
 	sh requirements/qiskit_aer_mpi.sh $(PY)
 
 test: setup tools  ## the test suite on every core, the slow tests aside
-	$(PY) -m pytest -n auto
+	$(PY) -m pytest -n auto --durations=15
 
 test-slow: setup tools  ## the slow tests (marker slow): what faster ones check, at length
-	$(PY) -m pytest -n auto -m slow
+	$(PY) -m pytest -n auto -m slow --durations=15
 
 lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.toml
 	$(PY) -m ruff check .

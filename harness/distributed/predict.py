@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness import provenance
 from harness import threads as threads_mod
 from harness.circuit import command, sources
 from harness.distributed.arguments import LATENCY_US, LINK_GBPS
@@ -260,6 +261,8 @@ def main(opts):
     print(table(reports[0]) if len(reports) == 1 else grid(reports))
     if opts.json:
         out = reports[0] if len(reports) == 1 else {"predictions": reports}
+        # the compute rate came from this machine: the file says which one
+        out = {**out, "run": provenance.context("predict", getattr(opts, "argv", ()))}
         try:
             Path(opts.json).write_text(json.dumps(out, indent=1) + "\n")
         except OSError as exc:

@@ -27,21 +27,22 @@ def _unauthorized(detail):
     return HTTPException(401, detail=detail, headers={"WWW-Authenticate": "Bearer"})
 
 
-def token_row(request, token):
+def valid_token(request, token, missing):
+    """The row of ``token``; 401 saying ``missing`` where there is none, or that it is not
+    valid where it is unknown or revoked."""
+    if token is None:
+        raise _unauthorized(missing)
     with request.app.state.store.reading() as c:
-        return tokens.find(c, token)
+        row = tokens.find(c, token)
+    if row is None:
+        raise _unauthorized("the token is not valid here (unknown, or revoked)")
+    return row
 
 
 def writer(request: Request):
     """The token row a write is made with; 401 without a valid one."""
-    token = bearer(request)
-    if token is None:
-        raise _unauthorized("writing needs a token: Authorization: Bearer <token> (python "
-                            "-m harness token create --machine NAME)")
-    row = token_row(request, token)
-    if row is None:
-        raise _unauthorized("the token is not valid here (unknown, or revoked)")
-    return row
+    return valid_token(request, bearer(request), "writing needs a token: Authorization: "
+                       "Bearer <token> (python -m harness token create --machine NAME)")
 
 
 async def reader(request: Request):
@@ -55,11 +56,6 @@ def check_reader(request):
     """:func:`reader`, called from code that is not a dependency (the pages)."""
     if not request.app.state.private:
         return None
-    token = bearer(request) or request.cookies.get(COOKIE)
-    if token is None:
-        raise _unauthorized("this service is private: reading needs a token "
-                            "(Authorization: Bearer <token>, or /login in a browser)")
-    row = token_row(request, token)
-    if row is None:
-        raise _unauthorized("the token is not valid here (unknown, or revoked)")
-    return row
+    return valid_token(request, bearer(request) or request.cookies.get(COOKIE),
+                       "this service is private: reading needs a token (Authorization: "
+                       "Bearer <token>, or /login in a browser)")

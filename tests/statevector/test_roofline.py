@@ -111,10 +111,17 @@ def test_a_gate_with_many_controls_runs_alone_and_keeps_the_runs_long(rng):
     np.testing.assert_allclose(program(state.copy()), expected, atol=2e-5)
 
 
+def plausible(rate):
+    """A rate that counted its work: finite, more than a core preempted for most of a 5 ms
+    window still does (1e6 multiply-adds per second; under a loaded test run one was seen
+    at 2e7), fewer than any machine's cores do (1e14)."""
+    return np.isfinite(rate) and 1e6 < rate < 1e14
+
+
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_the_fma_peak_is_measured(dtype):
     rate = peak.fma_rate(dtype, seconds=0.005, repeat=2)
-    assert np.isfinite(rate) and rate > 1e8  # any core of this century does 0.1 G/s
+    assert plausible(rate)
 
 
 def test_the_fma_peak_refuses_other_types():
@@ -136,7 +143,7 @@ def test_the_fma_peak_of_several_threads_runs_every_threads_chains():
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     with numba_threads(threads):
         rate = peak.fma_rate(np.float32, seconds=0.005, repeat=2, threads=threads)
-    assert np.isfinite(rate) and rate > 1e8
+    assert plausible(rate)
     assert numba.get_num_threads() == before  # the caller's count, given back
 
 
