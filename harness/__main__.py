@@ -110,6 +110,8 @@ def main(argv=None):
     p.add_argument("--out", help="report folder (default reports/out)")
     p.add_argument("--repo", help="the git repository (default this checkout)")
     p.add_argument("--list", action="store_true", help="list the gated cases and exit")
+    p.add_argument("--even-if-identical", action="store_true",
+                   help="measure even where the revisions' kernels/ are the same")
     recording_arguments(p)
     p.set_defaults(command="gate")
     circuit_arguments(sub.add_parser("circuit", help="one circuit (OpenQASM file, "

@@ -31,7 +31,7 @@ def _asv(args, profile, env=None):
 
 
 def quick(opts):
-    args = ["--quick", "--dry-run", "--show-stderr"]
+    args = ["--quick", "--dry-run", "--show-stderr", "--durations", "12"]
     args += ["--bench", opts.bench] if opts.bench else []
     code = _asv(args, "quick")
     if code:

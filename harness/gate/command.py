@@ -21,7 +21,7 @@ from pathlib import Path
 from harness import provenance
 from harness.gate import accept, counts, decide, report, trees, walltime
 from harness.gate import cases as case_table
-from harness.gate.runner import GateError, build, count_cpu, environment, run_probe
+from harness.gate.runner import MEASURED, GateError, build, count_cpu, environment, run_probe
 from harness.recording.record import record
 from harness.store.files import gate_report
 
@@ -143,10 +143,13 @@ def _exclusive(gate_dir):
 
 
 def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=walltime.ROUNDS,
-        out=OUT, gate_dir=None, stored=None, argv=()):
+        out=OUT, gate_dir=None, stored=None, argv=(), even_if_identical=False):
     """Run the gate; write the report; return (exit code, one-line reason, result).
     ``argv``: the command line, kept with where and when it ran (the report's ``run``,
-    harness.provenance)."""
+    harness.provenance). Two revisions whose trees agree wherever the cases load code
+    from (runner.MEASURED) are not measured: both would run the same code, and the
+    verdict is theirs without a measurement; ``even_if_identical`` measures them
+    anyway (an A/A run of one commit always measures)."""
     start = time.time()
     repo = Path(repo).resolve()
     gate_dir = Path(gate_dir or repo / ".gate")
@@ -155,7 +158,8 @@ def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=wallti
               "not_judged": [], "run": provenance.context("gate", argv)}
     try:
         with _exclusive(gate_dir):
-            code, reason = _compare(result, repo, gate_dir, patterns, tiers, rounds, stored)
+            code, reason = _compare(result, repo, gate_dir, patterns, tiers, rounds, stored,
+                                    even_if_identical)
     except GateError as exc:
         code, reason = 2, f"could not run: {exc}"
         result["error"] = str(exc)
@@ -167,7 +171,21 @@ def run(base, head="HEAD", repo=ROOT, patterns=None, tiers=(1, 2), rounds=wallti
     return code, reason, result
 
 
-def _compare(result, repo, gate_dir, patterns, tiers, rounds, stored):
+def _identical(result, repo, ids):
+    """The verdict of two revisions that measure the same code, or None where they do
+    not (some file the cases load differs) or are one commit (an A/A run, measured on
+    purpose)."""
+    base, head = result["base"]["sha"], result["head"]["sha"]
+    if base == head or trees.differ(repo, base, head, MEASURED):
+        return None
+    where = ", ".join(f"{p}/" for p in MEASURED)
+    result["identical"] = {"paths": list(MEASURED), "cases": ids,
+                           "command": f"git diff {base[:10]} {head[:10]} -- {where}"}
+    return 0, (f"no regression: the code the cases measure ({where}) is the same at both "
+               f"revisions, so nothing was measured ({len(ids)} cases)")
+
+
+def _compare(result, repo, gate_dir, patterns, tiers, rounds, stored, even_if_identical):
     """The comparison itself, filling ``result``; (exit code, reason) or GateError."""
     base, head = result["base"]["rev"], result["head"]["rev"]
     for name, rev in (("base", base), ("head", head)):
@@ -176,6 +194,9 @@ def _compare(result, repo, gate_dir, patterns, tiers, rounds, stored):
     ids = case_table.select(patterns, tiers)
     if not ids:
         raise GateError(f"no gated case matches {patterns} in tiers {tiers}")
+    same = None if even_if_identical else _identical(result, repo, ids)
+    if same is not None:
+        return same
     ids1 = [c for c in ids if case_table.CASES[c].tier == 1]
     ids2 = [c for c in ids if case_table.CASES[c].tier == 2]
     settings = {"python": sys.version.split()[0], "counted CPU (numba)": count_cpu(),
@@ -229,11 +250,12 @@ def verdict(result):
 def main(opts):
     tiers = (1, 2) if opts.tier == "all" else (int(opts.tier),)
     out = Path(opts.out or OUT)
-    code, reason, _ = run(opts.base, opts.head, repo=opts.repo or ROOT, patterns=opts.case,
-                          tiers=tiers, rounds=opts.rounds or walltime.ROUNDS, out=out,
-                          argv=getattr(opts, "argv", ()))
+    code, reason, result = run(opts.base, opts.head, repo=opts.repo or ROOT, patterns=opts.case,
+                               tiers=tiers, rounds=opts.rounds or walltime.ROUNDS, out=out,
+                               argv=getattr(opts, "argv", ()),
+                               even_if_identical=getattr(opts, "even_if_identical", False))
     print(f"report: {out / 'gate.md'}")
-    if code != 2:  # what both revisions measured, as gate.json holds it
+    if code != 2 and "identical" not in result:  # what each revision measured: gate.json
         record(lambda: gate_report.read(json.loads((out / "gate.json").read_text())), opts)
     print(f"gate: {reason}", file=sys.stderr)
     return code

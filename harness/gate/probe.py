@@ -74,14 +74,18 @@ def isolate(root):
             del sys.modules[name]
 
 
-def provenance(root):
-    """{module: file} of every loaded project module, and those not under ``root``."""
+def provenance(root, measured):
+    """{module: file} of every loaded project module, those not under ``root``, and those
+    under it but outside the packages ``measured`` (harness.gate.runner.MEASURED: what a
+    case may load from its revision's tree)."""
     files = {name: getattr(m, "__file__", None) for name, m in sorted(sys.modules.items())
              if name.split(".")[0] in PACKAGES}
     root = str(Path(root).resolve())
     stray = {n: f for n, f in files.items()
              if f is not None and not str(Path(f).resolve()).startswith(root + os.sep)}
-    return {"modules": files, "stray": stray}
+    outside = {n: f for n, f in files.items()
+               if n not in stray and n.split(".")[0] not in measured}
+    return {"modules": files, "stray": stray, "outside": outside}
 
 
 def load(name, path):
@@ -298,6 +302,8 @@ def main(argv=None):
     parser.add_argument("--lib", help="the client-request library (count mode)")
     parser.add_argument("--warmup", type=int, default=2, help="calls before measuring")
     parser.add_argument("--seconds", type=float, default=0.3, help="time mode: per case")
+    parser.add_argument("--measured", action="append", default=[],
+                        help="a package the cases may load from the tree (repeatable)")
     opts = parser.parse_args(argv)
     root = Path(opts.root).resolve()
     isolate(root)
@@ -307,7 +313,7 @@ def main(argv=None):
     if unknown:
         parser.error(f"unknown case ids: {unknown}")
     result = MODES[opts.mode](cases, opts.case, opts)
-    result["provenance"] = provenance(root)
+    result["provenance"] = provenance(root, opts.measured)
     result["python"] = sys.version
     Path(opts.out).write_text(json.dumps(result, indent=1, sort_keys=True))
     return 0

@@ -68,6 +68,12 @@ def markdown(result):
              f"- run time: {result.get('seconds', 0):.0f} s", ""]
     if result.get("error"):
         lines += ["The gate could not run:", "", f"    {result['error']}", ""]
+    if result.get("identical"):
+        same = result["identical"]
+        lines += ["Nothing was measured: no file the cases load code from differs between the "
+                  f"revisions (`{same['command']}` is empty), so both would count and time "
+                  f"the same code. {len(same['cases'])} cases; `--even-if-identical` measures "
+                  "them anyway.", ""]
     tier1, tier2 = result.get("tier1", []), result.get("tier2", [])
     if tier1:
         lines += ["## Tier 1: instructions per call (callgrind)", "",

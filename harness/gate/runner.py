@@ -12,6 +12,11 @@ from typing import NamedTuple
 from harness.threads import THREAD_VARS, max_threads
 
 PROBE = Path(__file__).with_name("probe.py")
+#: What a case loads from its revision's tree: the code two revisions are compared on.
+#: Two revisions whose trees agree under these measure the same code (harness.gate.command
+#: then measures nothing); a case that loads anything else from its tree is refused (the
+#: probe's provenance says what it loaded), so the rule cannot silently stop holding.
+MEASURED = ("kernels",)
 
 
 class GateError(Exception):
@@ -66,6 +71,8 @@ def build(side, ids, workdir, counted):
 
 def probe_command(mode, side, ids, out, *extra):
     cmd = [sys.executable, str(PROBE), mode, "--root", str(side.tree), "--out", str(out)]
+    for package in MEASURED:
+        cmd += ["--measured", package]
     for cid in ids:
         cmd += ["--case", cid]
     return cmd + [str(e) for e in extra]
@@ -94,4 +101,9 @@ def run_probe(mode, side, ids, out, env, prefix=(), extra=(), log=None, timeout=
     if stray:
         raise GateError(f"{side.name} {mode}: the probe imported project code from outside "
                         f"{side.tree}: {stray}")
+    outside = result.get("provenance", {}).get("outside")
+    if outside:  # the identical-code rule (probe.MEASURED) would no longer hold
+        raise GateError(f"{side.name} {mode}: a case loaded project code from its tree "
+                        f"beyond {', '.join(MEASURED)}/: {sorted(outside)}; add its package "
+                        "to MEASURED in harness/gate/probe.py")
     return result

@@ -64,3 +64,10 @@ def prune(repo, gate_dir, keep):
                 git(repo, "worktree", "remove", "--force", str(path), check=False)
             shutil.rmtree(path, ignore_errors=True)
     git(repo, "worktree", "prune", check=False)
+
+
+def differ(repo, base, head, paths):
+    """The files under ``paths`` whose content differs between commits ``base`` and
+    ``head``."""
+    out = git(repo, "diff", "--name-only", base, head, "--", *paths)
+    return [line for line in out.splitlines() if line.strip()]

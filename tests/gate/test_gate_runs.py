@@ -39,6 +39,25 @@ def test_cli_exit_codes_and_one_line_reason(clone, tmp_path):
     assert "tier 1  gate/H/stride/n14" in listed and "tier 2  wall/H/stride/n22" in listed
 
 
+def test_revisions_that_run_the_same_code_are_not_measured(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    head = commit(clone, "docs and harness only", append={
+        "docs/gate.md": "\nA line no case runs.\n", "harness/gate/decide.py": "\n# nor this\n"})
+    try:
+        code, reason, result = _run(clone, tmp_path, base, head, ["gate/H/stride/*"])
+        assert code == 0 and "nothing was measured" in reason
+        assert result["tier1"] == [] and result["identical"]["paths"] == ["kernels"]
+        assert "Nothing was measured" in (tmp_path / "gate.md").read_text()
+        # told to, it measures them all the same (an A/A of two commits)
+        code, reason, result = command.run(base, head, repo=clone,
+                                           patterns=["wall/H/stride/*"], tiers=(2,),
+                                           rounds=2, out=tmp_path, stored={},
+                                           even_if_identical=True)
+        assert code == 0 and "identical" not in result and len(result["tier2"]) == 1
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+
+
 def test_wrong_result_exits_2(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
     head = commit(clone, "break stride", append={"kernels/statevector/compiled/stride.py": BROKEN})

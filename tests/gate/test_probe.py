@@ -82,8 +82,17 @@ def test_probe_imports_the_tree_it_measures(clone, tmp_path):
 def test_provenance_names_modules_from_elsewhere(tmp_path):
     import kernels  # this test process's kernels: the checkout under test, not tmp_path
 
-    report = _probe_module().provenance(tmp_path)
+    report = _probe_module().provenance(tmp_path, ("kernels",))
     assert report["stray"]["kernels"] == kernels.__file__
+
+
+def test_provenance_names_what_a_case_loads_beyond_the_measured_packages():
+    import kernels  # loaded from this checkout, which stands for the revision's tree here
+
+    root = Path(kernels.__file__).parents[1]
+    assert _probe_module().provenance(root, ("kernels",))["outside"] == {}
+    beyond = _probe_module().provenance(root, ("adapters",))["outside"]
+    assert "kernels" in beyond and "kernels.statevector" in beyond
 
 
 #: Appended to the fused package: its import leaves the heap different (a change to code
