@@ -5,18 +5,16 @@ its ``"run"`` field, so that a file sent to the results store later, or from ano
 machine, is attributed to the machine that measured it and not to the one that sent it
 (docs/service.md).
 
-The fingerprint hashes what decides a measurement's speed (CPU model, instruction set,
-cores, cache sizes, memory, GPU), not the host's name: two hosts of one kind share a
-fingerprint, a host whose processor changed gets a new one. The name is what a person
-calls the machine (``QSIM_AD_BENCH_MACHINE``, else the host name) and what a submission
-token is scoped to.
+The fingerprint (harness.store.schema.fingerprint) hashes what decides a measurement's
+speed (CPU model, instruction set, cores, cache sizes, memory, GPU), not the host's name:
+two hosts of one kind share a fingerprint, a host whose processor changed gets a new one.
+The name is what a person calls the machine (``QSIM_AD_BENCH_MACHINE``, else the host
+name) and what a submission token is scoped to.
 """
 
 import datetime
 import functools
-import hashlib
 import importlib.metadata
-import json
 import os
 import platform
 import shutil
@@ -24,6 +22,7 @@ import socket
 import subprocess
 from pathlib import Path
 
+from harness.store.schema import fingerprint
 from kernels.statevector import machine, tuning
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,9 +31,6 @@ MACHINE_ENV = "QSIM_AD_BENCH_MACHINE"
 #: the packages whose versions a run records (a backend's own version is in its
 #: result's settings)
 PACKAGES = ("qsim-ad-bench", "numpy", "numba", "llvmlite", "scipy")
-#: memory is reported a few MiB differently from boot to boot: the fingerprint takes it
-#: in whole GiB
-_GIB = 1 << 30
 
 
 def machine_name():
@@ -62,13 +58,6 @@ def _gpu():
         return None
     found = [line.strip() for line in done.stdout.splitlines() if line.strip()]
     return "; ".join(found) if done.returncode == 0 and found else None
-
-
-def fingerprint(facts):
-    """16 hex digits of the SHA-256 of the facts that decide a machine's speed."""
-    key = {k: facts.get(k) for k in ("cpu", "isa", "cores", "caches", "gpu", "arch")}
-    key["memory_gib"] = round((facts.get("memory_bytes") or 0) / _GIB)
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def machine_facts():

@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from harness import browser, provenance
+from harness import browser
 from harness.store import database, read, schema, tokens, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def _machine(i):
     facts = {"cpu": f"Scale CPU {i}", "isa": "avx2", "cores": 8 << i,
              "caches": {"L1": 48 << 10, "L2": 2 << 20, "L3": 32 << 20 << i},
              "memory_bytes": 32 << 30, "gpu": None, "arch": "x86_64", "os": "Linux"}
-    return {"name": f"scale-{i}", "fingerprint": provenance.fingerprint(facts), **facts}
+    return {"name": f"scale-{i}", "fingerprint": schema.fingerprint(facts), **facts}
 
 
 def run_doc(index, per_run, rng):

@@ -32,7 +32,6 @@ from pydantic import (
     model_validator,
 )
 
-from harness import provenance
 from harness.markdown import between
 
 SCHEMA_VERSION = 1
@@ -66,6 +65,20 @@ Count = Annotated[int, Field(ge=0, le=2**62)]
 Param = bool | int | Annotated[float, Field(allow_inf_nan=False)] | Label | None
 
 
+#: memory is reported a few MiB differently from boot to boot: the fingerprint takes it
+#: in whole GiB
+_GIB = 1 << 30
+
+
+def fingerprint(facts):
+    """16 hex digits of the SHA-256 of the facts that decide a machine's speed (its CPU
+    model, instruction set, cores, caches, GPU, architecture, memory in whole GiB): what
+    a machine is, for every comparison of raw times."""
+    key = {k: facts.get(k) for k in ("cpu", "isa", "cores", "caches", "gpu", "arch")}
+    key["memory_gib"] = round((facts.get("memory_bytes") or 0) / _GIB)
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
+
+
 class _Model(BaseModel):
     # unknown fields are refused: a misspelt field would otherwise be dropped in silence
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -73,7 +86,7 @@ class _Model(BaseModel):
 
 class Machine(_Model):
     """The machine that measured: its name (what people call it, what a token is scoped
-    to), the fingerprint of its facts (harness.provenance.fingerprint: two machines
+    to), the fingerprint of its facts (:func:`fingerprint`: two machines
     compare raw times only when their fingerprints are equal) and the facts."""
     name: Name
     fingerprint: Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")]
@@ -88,7 +101,7 @@ class Machine(_Model):
 
     @model_validator(mode="after")
     def _fingerprint_matches(self):
-        expected = provenance.fingerprint(self.model_dump())
+        expected = fingerprint(self.model_dump())
         if self.fingerprint != expected:
             raise ValueError(f"machine fingerprint {self.fingerprint} is not that of its "
                              f"facts ({expected}): a fingerprint is computed, not chosen")

@@ -39,16 +39,28 @@ def test_cli_exit_codes_and_one_line_reason(clone, tmp_path):
     assert "tier 1  gate/H/stride/n14" in listed and "tier 2  wall/H/stride/n22" in listed
 
 
+def _harness_only(clone):
+    return commit(clone, "docs and harness only", append={
+        "docs/gate.md": "\nA line no case runs.\n", "harness/gate/decide.py": "\n# nor this\n"})
+
+
 def test_revisions_that_run_the_same_code_are_not_measured(clone, tmp_path):
     base = git(clone, "rev-parse", "HEAD")
-    head = commit(clone, "docs and harness only", append={
-        "docs/gate.md": "\nA line no case runs.\n", "harness/gate/decide.py": "\n# nor this\n"})
+    head = _harness_only(clone)
     try:
         code, reason, result = _run(clone, tmp_path, base, head, ["gate/H/stride/*"])
         assert code == 0 and "nothing was measured" in reason
         assert result["tier1"] == [] and result["identical"]["paths"] == ["kernels"]
         assert "Nothing was measured" in (tmp_path / "gate.md").read_text()
-        # told to, it measures them all the same (an A/A of two commits)
+    finally:
+        git(clone, "reset", "-q", "--hard", base)
+
+
+@pytest.mark.slow  # a whole process (or a gate run) for what faster tests check
+def test_revisions_that_run_the_same_code_are_measured_when_told(clone, tmp_path):
+    base = git(clone, "rev-parse", "HEAD")
+    head = _harness_only(clone)
+    try:
         code, reason, result = command.run(base, head, repo=clone,
                                            patterns=["wall/H/stride/*"], tiers=(2,),
                                            rounds=2, out=tmp_path, stored={},

@@ -7,7 +7,6 @@ import datetime
 
 from hypothesis import strategies as st
 
-from harness import provenance
 from harness.store import schema
 
 STATUSES = schema.STATUSES
@@ -18,7 +17,7 @@ def machine(name="box", cpu="Test CPU @ 3.0GHz", cores=8, l3=32 << 20, gpu=None)
     facts = {"cpu": cpu, "isa": "avx2", "cores": cores,
              "caches": {"L1": 48 << 10, "L2": 2 << 20, "L3": l3},
              "memory_bytes": 32 << 30, "gpu": gpu, "arch": "x86_64", "os": "Linux 6.1"}
-    return {"name": name, "fingerprint": provenance.fingerprint(facts), **facts}
+    return {"name": name, "fingerprint": schema.fingerprint(facts), **facts}
 
 
 def result(benchmark, backend, seconds, spread=0.05, status="ok", **more):

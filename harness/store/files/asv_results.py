@@ -24,7 +24,7 @@ from asv import results as asv_results
 from asv import util as asv_util
 from asv.benchmarks import Benchmarks
 
-from harness import provenance, ranking
+from harness import ranking
 from harness import settings as settings_mod
 from harness.store import schema
 from harness.store.files.common import FileError, backend_facts, run_fields, validated
@@ -84,7 +84,7 @@ def _machine(folder, context):
              "memory_bytes": memory, "gpu": None, "arch": str(info.get("arch") or ""),
              "os": str(info.get("os") or "")}
     name = str(info.get("machine") or folder.name)
-    return ({"name": name, "fingerprint": provenance.fingerprint(facts), **facts},
+    return ({"name": name, "fingerprint": schema.fingerprint(facts), **facts},
             "from asv's machine.json: no fingerprint was recorded with these results")
 
 
