@@ -35,11 +35,13 @@ $(TOOLS_STAMP): requirements/schemathesis.txt
 aer-mpi: setup  ## qiskit-aer's MPI build from its sdist, the peer qiskit-aer-mpi (about 4 minutes; docs/distributed.md)
 	sh requirements/qiskit_aer_mpi.sh $(PY)
 
+# worksteal: a worker left idle takes queued tests from the other, so one long test
+# scheduled last (a peer's first compile, 30-80 s on a fresh clone) does not end the run alone
 test: setup tools  ## the test suite on every core, the slow tests aside
-	$(PY) -m pytest -n auto --durations=15
+	$(PY) -m pytest -n auto --dist worksteal --durations=15
 
 test-slow: setup tools  ## the slow tests (marker slow): what faster ones check, at length
-	$(PY) -m pytest -n auto -m slow --durations=15
+	$(PY) -m pytest -n auto --dist worksteal -m slow --durations=15
 
 lint: setup  ## ruff and vulture (code nothing calls), configured in pyproject.toml
 	$(PY) -m ruff check .

@@ -135,9 +135,18 @@ def postgres_server():
     server.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+DATABASES = ["sqlite", "postgresql"]
+
+
+def new_database(request, folder):
+    """The URL of a new, empty store of the kind ``request.param`` names: an SQLite file
+    in ``folder``, or a database on this process's PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{folder / 'results.db'}"
+    return request.getfixturevalue("postgres_server").create_database()
+
+
+@pytest.fixture(params=DATABASES)
 def db_url(request, tmp_path):
     """The URL of a new, empty store: an SQLite file, then a PostgreSQL database."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'results.db'}"
-    return request.getfixturevalue("postgres_server").create_database()
+    return new_database(request, tmp_path)

@@ -68,10 +68,11 @@ def _deep(n):
     (_deep(100_000), "not JSON"),
     (b'{"x": NaN}', "not JSON"),
 ])
-def test_a_body_that_is_not_a_run_is_422_naming_the_problem(server, admin, body, fragment):
-    answer = post(server, body, admin)
+def test_a_body_that_is_not_a_run_is_422_naming_the_problem(refusing, body, fragment):
+    answer = post(refusing.server, body, refusing.admin)
     assert answer.status_code == 422, answer.text
     assert fragment in str(answer.json()["detail"])
+    assert get(refusing.server, "runs").json()["total"] == 0
 
 
 @pytest.mark.parametrize("change, field", [
@@ -86,13 +87,13 @@ def test_a_body_that_is_not_a_run_is_422_naming_the_problem(server, admin, body,
     (lambda d: d.update(started="2026-11-01T12:00:00"), "timezone"),
     (lambda d: d.update(schema_version=99), "schema version"),
 ])
-def test_a_run_that_breaks_the_schema_is_422_naming_the_field(server, admin, change, field):
+def test_a_run_that_breaks_the_schema_is_422_naming_the_field(refusing, change, field):
     doc = make.sample_run(np.random.default_rng(2))
     change(doc)
-    answer = post(server, doc, admin)
+    answer = post(refusing.server, doc, refusing.admin)
     assert answer.status_code == 422, answer.text
     assert field in str(answer.json()["detail"])
-    assert get(server, "runs").json()["total"] == 0
+    assert get(refusing.server, "runs").json()["total"] == 0
 
 
 def test_a_body_over_the_limit_is_413_declared_or_not(store, admin):
@@ -324,9 +325,9 @@ def test_bad_queries_are_422_or_404_naming_what(server, store):
     assert httpx.get(f"{server.url}/vendor/..%2f..%2fpyproject.toml").status_code == 404
 
 
-def test_every_answer_keeps_pages_to_their_own_scripts(server):
+def test_every_answer_keeps_pages_to_their_own_scripts(refusing):
     for path in ("/", "/api/v1/runs", "/nowhere", "/machines"):
-        answer = httpx.get(f"{server.url}{path}")
+        answer = httpx.get(f"{refusing.server.url}{path}")
         csp = answer.headers["content-security-policy"]
         assert "script-src 'self'" in csp and "default-src 'self'" in csp, path
         assert answer.headers["x-content-type-options"] == "nosniff"
