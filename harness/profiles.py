@@ -18,8 +18,9 @@ from harness.markdown import between
 DEFAULT_CIRCUITS = ["lib:qv", "lib:random", "lib:qaoa", "lib:ghz", "mqt:vqe_su2",
                     "mqt:qwalk"]
 
-#: The circuits whose fused and unfused times the issue's targets name.
-FUSION_CIRCUITS = ["lib:qcbm", "lib:qft", "lib:qv", "lib:random"]
+#: The circuits whose fused and unfused times the issue's targets name, and a Heisenberg
+#: chain, whose amplitudes turn subnormal (kernels.statevector.subnormals).
+FUSION_CIRCUITS = ["lib:qcbm", "lib:qft", "lib:qv", "lib:random", "lib:heisenberg"]
 
 PROFILES = {
     "quick": {

@@ -74,6 +74,9 @@ def of(backend, precision="complex128", threads=1, what="circuit", fusion=None,
         "threads": int(threads), "fusion": "off" if gate else b.fusion_label(setting),
         "cache": cache, **distributed, **tuned,
         "fusion_detail": "one gate: one pass" if gate else b.fusion.rule,
+        # a backend that flushes runs a state of subnormal amplitudes at full speed and
+        # returns zeros for them (kernels.statevector.subnormals)
+        "flushes_subnormals": b.flushes_subnormals,
         "version": version, "driven": dict(b.describe),
     })
 

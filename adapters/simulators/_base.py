@@ -434,7 +434,8 @@ class AdapterRunner:
 #: The facts an adapter module may declare besides the interface (NAME, PRECISIONS, FUSION,
 #: SETTINGS, set_threads), each with its value where it says nothing.
 FACTS = {"FUSION_DEFAULT": "not declared", "PACKAGE": None, "DEVICE": "cpu",
-         "MAX_QUBITS": NO_LIMIT, "MAX_QUBITS_REASON": "", "BASELINE": None, "MPI": False}
+         "MAX_QUBITS": NO_LIMIT, "MAX_QUBITS_REASON": "", "BASELINE": None, "MPI": False,
+         "FLUSHES_SUBNORMALS": "unknown"}
 
 
 def declaration(module, role="peer"):
@@ -446,7 +447,9 @@ def declaration(module, role="peer"):
     ``PACKAGE`` (the distribution whose version a result names; default NAME), ``DEVICE``,
     ``MAX_QUBITS`` and ``MAX_QUBITS_REASON``, ``BASELINE`` ("peer": the one others are
     drawn relative to), ``MPI`` (True: it runs as the ranks of an MPI job, with
-    ``distance(state, expected_slice, comm)`` and ``norm(state)``). A plugin without
+    ``distance(state, expected_slice, comm)`` and ``norm(state)``),
+    ``FLUSHES_SUBNORMALS`` (yes, no or unknown: whether, as driven, it sets subnormal
+    floats to zero; kernels.statevector.subnormals). A plugin without
     ``FUSION_DEFAULT`` loads as before; its fusion default reads "not declared" until it
     adds one."""
     facts = {name: getattr(module, name, default) for name, default in FACTS.items()}
@@ -465,6 +468,6 @@ def declaration(module, role="peer"):
         device=facts["DEVICE"], threads="own" if hasattr(module, "set_threads") else "serial",
         max_qubits=facts["MAX_QUBITS"], max_qubits_reason=facts["MAX_QUBITS_REASON"],
         package=facts["PACKAGE"] or module.NAME, baseline=facts["BASELINE"],
-        mpi=bool(facts["MPI"]),
+        mpi=bool(facts["MPI"]), flushes_subnormals=str(facts["FLUSHES_SUBNORMALS"]),
         describe={k: str(v) for k, v in settings.items()}, module=module,
         available=lambda: (bool(module.AVAILABLE), str(module.REASON)))

@@ -42,6 +42,9 @@ _FUSION = 2
 FUSION = (2, 3, 4, 5, 6)
 FUSION_DEFAULT = _FUSION
 
+#: qsim sets flush-to-zero and denormals-are-zero only when asked (its option "z",
+#: denormals_are_zeros); QSimOptions leaves it off, and each call then clears both bits
+FLUSHES_SUBNORMALS = "no"
 SETTINGS = {"threads": "1 (the cpu_threads option 't' of every call, see set_threads)",
             "api": "qsimcirq.qsim.qsim_simulate_fullstate on a circuit translated once "
                    "(what QSimSimulator calls); no in-place API: the state is copied in "

@@ -30,7 +30,7 @@ from harness.circuit import sources
 from harness.circuit.arguments import CACHE_REGIMES
 from harness.errors import Unavailable
 from harness.recording.record import record
-from harness.statevector import backends, levels
+from harness.statevector import backends, levels, stalls
 from harness.statevector import validate as sv_validate
 from harness.store.files import circuit_report
 from harness.timing import format_seconds
@@ -49,6 +49,9 @@ SECONDS_PER_BACKEND = 2.0
 MIN_SAMPLES = 2
 #: Rounds before the fastest two may be called settled.
 MIN_ROUNDS = 3
+#: A backend this many times slower on a subnormal state than on a normal one stalls
+#: on them (the issue's target for our own: at most 1.2x)
+STALL = 1.2
 STATUSES = ("ok", "wrong", "skipped", "refused")
 
 
@@ -109,6 +112,33 @@ def variants(declared, fusion, precision=None):
         name = b.name if k == b.resolve(Fusion(None)) else f"{b.name}@{k}"
         out.append((name, b, setting))
     return out
+
+
+def same_programs(rows, prepared):
+    """``rows`` and ``prepared`` with the settings of one backend that compiled to the
+    same program (its ``program`` info's ``digest``) as one row, named after all of them
+    (``fused=@2``: the default and fused@2; ``fused@3=@4=@5``) and timed once: two rows
+    of one program would only show the noise between them."""
+    first, merged = {}, {}
+    for name, row in rows.items():
+        key = (row["settings"]["backend"], (row.get("program") or {}).get("digest"))
+        if key[1] is None or name not in prepared:
+            merged[name] = row
+        elif key in first:
+            first[key].append(name)
+        else:
+            first[key] = [name]
+            merged[name] = row
+    out_rows, out_prepared = {}, {}
+    for name, row in merged.items():
+        group = next((g for g in first.values() if g[0] == name), [name])
+        label = "=".join([name] + ["@" + other.partition("@")[2] for other in group[1:]])
+        if len(group) > 1:  # each setting's own settings (and hash) kept
+            row["same_program_as"] = {other: rows[other]["settings"] for other in group[1:]}
+        out_rows[label] = row
+        if name in prepared:
+            out_prepared[label] = prepared[name]
+    return out_rows, out_prepared
 
 
 def _check_memory(n):
@@ -336,6 +366,7 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         rows[row_name] = row
         if runner is not None:
             prepared[row_name] = (runner, program)
+    rows, prepared = same_programs(rows, prepared)
     wrong = [name.partition("@")[0] for name, r in rows.items() if r["status"] == "wrong"]
     checked = _reference(vec.astype(np.complex128), circuit.instructions, rows, wrong,
                          [b.name for _, b, _ in rows_asked])
@@ -345,6 +376,8 @@ def run(source, qubits=None, backend_spec=None, precision="complex128", n_thread
         rows[name].update(seconds=min(times), interval=list(ranking.interval(times)),
                           samples=len(times))
     limits = _roofline(rows, circuit.n, precision, n_threads)
+    checked["subnormals"] = stalls.reference_count(expected, precision.dtype)
+    _stalls(rows, prepared, circuit.n, precision)
     report = {
         "circuit": circuit.label, "qubits": circuit.n, "gates": len(circuit.instructions),
         "precision": precision.name, "threads": n_threads, "fusion": fusion, "cache": cache,
@@ -385,6 +418,19 @@ def _roofline(rows, n, precision, n_threads):
                     effective_gbs=levels.effective_gbs(info["passes"], nbytes, row["seconds"]))
     return {"origin": origin, "fmas_per_second": found.fmas[precision.name],
             "gbs": found.gbs}
+
+
+def _stalls(rows, prepared, n, precision):
+    """Add to each timed row what subnormal amplitudes cost its backend here
+    (harness.statevector.stalls), measured once per backend and shared by its settings'
+    rows."""
+    measured = {}
+    for name, (runner, _) in prepared.items():
+        backend = rows[name]["settings"]["backend"]
+        if backend not in measured:
+            measured[backend] = stalls.slowdown(runner, n, precision.dtype,
+                                                np.random.default_rng(n))
+        rows[name]["subnormal_slowdown"] = measured[backend]
 
 
 def _gate_counts(instructions):
@@ -439,6 +485,7 @@ def table(report):
                 f"; {format_seconds(c['wait_seconds'])} of it waiting for a partner)"
                 f", peak {r['peak_bytes_per_rank'] / 2**20:.1f} MiB per rank")
     lines += _roofline_lines(report)
+    lines += _stall_lines(report, order)
     if len(set(likes)) > 1:
         lines.append("* measured with other settings than most (the column is not like "
                      "for like):")
@@ -489,6 +536,28 @@ def _roofline_lines(report):
         lines.append(f"roofline limits ({lim['origin']}): {lim['fmas_per_second'] / 1e9:.1f} "
                      f"G FMA/s on {cores}, in-place " + ", ".join(
                          f"{lv} {gbs:.1f}" for lv, gbs in lim["gbs"].items()) + " GB/s")
+    return lines
+
+
+def _stall_lines(report, order):
+    """What subnormals did here: how many the reference's final state holds in the
+    precision run, and per backend how much slower a gate runs on them."""
+    ref = report["reference"].get("subnormals")
+    rows = report["backends"]
+    cost = {name: rows[name]["subnormal_slowdown"] for name in order
+            if rows[name].get("subnormal_slowdown")}
+    if ref is None or not cost:
+        return []
+    worst = max(c["ratio"] for c in cost.values())
+    lines = [f"subnormals: the reference's final state holds {ref} subnormal parts in "
+             f"{report['precision']}; one gate on a subnormal state over one on a normal "
+             "state (flushes subnormals: yes, no, unknown):"]
+    lines.append("    " + ", ".join(
+        f"{name} {c['ratio']:.2f}x ({rows[name]['settings']['flushes_subnormals']})"
+        for name, c in cost.items()))
+    if ref and worst > STALL:
+        lines.append(f"    the final state is subnormal in part and a backend stalls on "
+                     f"subnormals ({worst:.1f}x): this ranking may be decided by it")
     return lines
 
 

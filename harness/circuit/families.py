@@ -9,6 +9,8 @@ uses (:data:`BASIS`), so what runs is qiskit's decomposition, not ours:
 
 - ``heisenberg``: Trotter steps of the Heisenberg XXZ chain (J = 1 on XX and YY, 0.5 on
   ZZ, a field of 0.3 on Z), from |+...+>;
+- ``neel``: Trotter steps of the isotropic Heisenberg chain from the Neel state, whose
+  amplitudes turn subnormal;
 - ``tfim``: Trotter steps of the transverse-field Ising chain (J = 1 on ZZ, h = 0.7 on X),
   from |0...0>;
 - ``brickwork``: layers of Haar-random two-qubit unitaries on alternating neighbour
@@ -32,6 +34,9 @@ SEED = 20261128
 BASIS = ("u3", "cx", "rz", "rx", "ry", "h")
 #: Trotter steps of the spin chains and their total time.
 STEPS, TIME = 4, 0.4
+#: ... and of the chain from the Neel state: long, small steps, as physicists run them
+#: (the amplitudes that turn subnormal need many steps to get there)
+NEEL_STEPS, NEEL_TIME = 20, 2.0
 #: Layers of the brickwork circuit.
 LAYERS = 16
 
@@ -69,6 +74,21 @@ def heisenberg(n):
                     start_in_plus=True)
 
 
+def neel(n):
+    """The isotropic chain from the Neel state, |0101...>: it conserves the magnetisation,
+    so every amplitude outside the Neel state's sector is zero in exact arithmetic, and
+    what rounding seeds there turns subnormal (kernels.statevector.subnormals)."""
+    from qiskit import QuantumCircuit
+    from qiskit.circuit.library import PauliEvolutionGate
+    from qiskit.synthesis import LieTrotter
+    qc = QuantumCircuit(n)
+    qc.x(range(1, n, 2))
+    chain = _chain(n, [("XX", 1.0), ("YY", 1.0), ("ZZ", 1.0)], [])
+    qc.append(PauliEvolutionGate(chain, time=NEEL_TIME,
+                                 synthesis=LieTrotter(reps=NEEL_STEPS)), range(n))
+    return qc
+
+
 def tfim(n):
     return _trotter(_chain(n, [("ZZ", 1.0)], [("X", 0.7)]), n, start_in_plus=False)
 
@@ -89,6 +109,9 @@ def brickwork(n):
 FAMILIES = {f.name: f for f in (
     Family("heisenberg", heisenberg, 2,
            f"{STEPS} Lie-Trotter steps of the Heisenberg XXZ chain from |+...+>"),
+    Family("neel", neel, 2,
+           f"{NEEL_STEPS} Lie-Trotter steps of the Heisenberg XXX chain from the Neel "
+           "state (subnormal-heavy)"),
     Family("tfim", tfim, 2, f"{STEPS} Lie-Trotter steps of the transverse-field Ising chain"),
     Family("brickwork", brickwork, 2,
            f"{LAYERS} brickwork layers of Haar-random two-qubit unitaries"),

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from . import subnormals
 from .settings import DEFAULT_FUSION, Fusion, Precision, fusion, precision, precisions
 
 #: What a backend is to the comparison, in the order tables list them:
@@ -103,6 +104,8 @@ class Backend:
     launcher sets wherever the user has not.
     ``tuned``: it reads this machine's tuning (kernels.statevector.tuning), so its
     results' settings say which.
+    ``flushes_subnormals``: whether it sets subnormal floats to zero rather than compute
+    with them (kernels.statevector.subnormals: yes, no, unknown), as it is driven here.
     ``module``: the module that declared it (an adapter's: ``set_threads``, ``bind``).
     """
 
@@ -124,6 +127,7 @@ class Backend:
     baseline: str | None = None
     available: Callable = _always
     tuned: bool = False
+    flushes_subnormals: str = "unknown"
     module: object = None
 
     def __post_init__(self):
@@ -131,7 +135,9 @@ class Backend:
             raise ValueError(f"a backend's name must be a non-empty string, got {self.name!r}")
         for what, value, allowed in (("role", self.role, ROLES),
                                      ("threads", self.threads, THREADS),
-                                     ("baseline", self.baseline, (None, *BASELINES))):
+                                     ("baseline", self.baseline, (None, *BASELINES)),
+                                     ("flushes_subnormals", self.flushes_subnormals,
+                                      subnormals.FLUSHES)):
             if value not in allowed:
                 raise ValueError(f"backend {self.name}: {what} must be one of {allowed}, "
                                  f"got {value!r}")

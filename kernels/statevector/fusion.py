@@ -131,10 +131,31 @@ class _Block:
             return self.gates[0]
         if self.diagonal:
             d = reduce(np.multiply, (np.diagonal(embed(g, self.order)) for g in self.gates))
-            return Instruction("diagonal", np.diag(d), tuple(self.order))
+            return Instruction("diagonal", np.diag(snap(d, len(self.gates), len(d))),
+                               tuple(self.order))
         m = reduce(lambda acc, g: embed(g, self.order) @ acc, self.gates,
                    np.eye(1 << len(self.order), dtype=np.complex128))
-        return Instruction("fused", m, tuple(self.order))
+        return Instruction("fused", snap(m, len(self.gates), len(m)), tuple(self.order))
+
+
+def snap(product, factors, dim):
+    """``product`` (the entries of a product of ``factors`` matrices of ``dim`` rows, in
+    float64) with every real or imaginary part at most ``factors * dim * eps * s`` set
+    to exactly zero: eps is float64's, s the product's RMS singular value (1 for a
+    unitary). That is the bound on the rounding error of the product, so a part that is
+    zero in exact arithmetic and came out as a few eps is zero again, and a part the
+    bound cannot tell from zero changes by no more than the rounding already made it.
+
+    Why: a Trotter step that conserves a quantity has exact zeros between the sectors;
+    computed as 1e-17, they seed tiny amplitudes into empty sectors, which decay into
+    subnormal floats that stall an x86 core (kernels.statevector.subnormals)."""
+    product = np.asarray(product, dtype=np.complex128)
+    scale = np.sqrt(np.vdot(product, product).real / dim)
+    tol = factors * dim * np.finfo(np.float64).eps * scale
+    re, im = product.real.copy(), product.imag.copy()
+    re[np.abs(re) <= tol] = 0.0
+    im[np.abs(im) <= tol] = 0.0
+    return re + 1j * im
 
 
 def embed(inst, qubits):

@@ -13,11 +13,12 @@ from kernels.statevector._validate import check_instruction
 from kernels.statevector.circuits import LIBRARY
 from kernels.statevector.states import random_state, zero_state
 
-NAMES = ("qcbm", "qft", "iqft", "ghz", "simon", "hidden_shift", "qaoa", "qpe", "qv", "random")
+NAMES = ("qcbm", "qft", "iqft", "ghz", "simon", "hidden_shift", "qaoa", "qpe", "qv", "random",
+         "heisenberg")
 RANDOM = ("qcbm", "simon", "hidden_shift", "qaoa", "qpe", "qv", "random")
 NAMED_GATES = {"X", "Y", "Z", "H", "S", "T", "Rx", "Ry", "Rz", "phase", "SWAP", "dense"}
 MINIMUM = {"qcbm": 1, "qft": 1, "iqft": 1, "ghz": 2, "simon": 4, "hidden_shift": 2,
-           "qaoa": 2, "qpe": 2, "qv": 2, "random": 1}
+           "qaoa": 2, "qpe": 2, "qv": 2, "random": 1, "heisenberg": 2}
 EVEN = {"simon", "hidden_shift"}
 SMALL = [(name, n) for name in NAMES for n in range(1, 9) if LIBRARY[name].accepts(n)]
 
@@ -40,7 +41,7 @@ def key(inst):
             inst.matrix.tobytes())
 
 
-def test_the_names_are_cuquantums_set_and_qcbm():
+def test_the_names_are_cuquantums_set_qcbm_and_heisenberg():
     assert tuple(LIBRARY) == NAMES
     for name, entry in LIBRARY.items():
         assert entry.name == name and callable(entry) and entry.make == entry.__call__
@@ -329,3 +330,26 @@ def test_builders_refuse_bad_parameters():
         circuits.qaoa(3, [(0, 3)], 0.1, 0.2)
     with pytest.raises(ValueError, match="edges must be pairs"):
         circuits.qaoa(3, [(1, 1)], 0.1, 0.2)
+
+
+def test_heisenberg_keeps_the_neel_states_magnetisation():
+    n = 6
+    state = np.zeros(1 << n, complex)
+    state[0] = 1
+    out = run_naive(make("heisenberg", n), state)
+    ones = np.array([bin(i).count("1") for i in range(1 << n)])
+    assert np.max(np.abs(out[ones != n // 2])) < 1e-12
+    assert np.sum(np.abs(out[ones == n // 2]) ** 2) == pytest.approx(1)
+    assert abs(out[0b101010]) < 0.99  # it moved off the Neel state
+
+
+@pytest.mark.parametrize("pauli", ["X", "Y", "Z"])
+def test_each_bond_term_is_its_pauli_rotation(pauli):
+    from kernels.statevector.circuits import _library
+    columns = []
+    for j in range(4):
+        basis = np.zeros(4, complex)
+        basis[j] = 1
+        columns.append(run_naive(_library._pauli_pair(pauli, 0.3, 0, 1), basis))
+    expected = circuits.pauli_rotation(f"R{pauli.lower() * 2}", 0.3, 0, 1).matrix
+    np.testing.assert_allclose(np.array(columns).T, expected, atol=1e-14)

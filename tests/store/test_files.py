@@ -46,6 +46,28 @@ def test_a_real_circuit_report_is_one_run(tmp_path):
     assert files.runs_of(path)[0].id == run.id  # twice is once
 
 
+def test_settings_of_one_program_are_a_result_each(tmp_path):
+    # ghz on 4 qubits: every width from 2 up compiles to one plan, timed once, one row
+    report, _ = circuit_command.run("lib:ghz", 4, "fused", fusion="all", rounds=2,
+                                    budget=0.5, say=lambda text: None)
+    merged = {label: row for label, row in report["backends"].items() if "=" in label}
+    assert merged, list(report["backends"])
+    report["run"] = provenance.context("circuit", ["circuit", "lib:ghz"])
+    path = tmp_path / "ghz.json"
+    path.write_text(json.dumps(report))
+    run, = files.runs_of(path)
+    by = {r.backend: r for r in run.results}
+    for label, row in merged.items():
+        names = [label.partition("=")[0], *row["same_program_as"]]
+        assert len(names) == label.count("=") + 1
+        for name in names:
+            assert by[name].seconds == row["seconds"]
+        for name, settings in row["same_program_as"].items():
+            assert by[name].settings_hash == settings["hash"] != row["settings"]["hash"]
+    assert len(by) == sum(1 + len(r.get("same_program_as", {}))
+                          for r in report["backends"].values())
+
+
 def test_an_mpi_jobs_report_keeps_its_communication(tmp_path):
     row = {"status": "ok", "reason": "", "seconds": 0.5, "interval": [0.5, 0.55],
            "samples": 4, "max_error": 1e-13, "role": "distributed", "baseline": False,

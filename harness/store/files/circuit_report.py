@@ -14,7 +14,7 @@ def recognises(data):
 
 def _result(benchmark, name, row):
     settings = row.get("settings") or {}
-    extra = {"program": row["program"]} if row.get("program") else {}
+    extra = {k: row[k] for k in ("program", "subnormal_slowdown") if row.get(k)}
     comm = row.get("comm")
     if comm:
         extra["comm"] = {k: v for k, v in comm.items() if k not in COMM}
@@ -27,6 +27,15 @@ def _result(benchmark, name, row):
             "extra": extra}
 
 
+def _names(name, row):
+    """[(name, settings)] of the settings a row stands for: ``fused=@2``, the default and
+    fused@2 compiled to one program and timed once (harness.circuit.command
+    .same_programs), is a result of each with its own settings, so that each setting's
+    history goes on whatever it merges with."""
+    return [(name.partition("=")[0], row.get("settings")),
+            *(row.get("same_program_as") or {}).items()]
+
+
 def read(data, where="a circuit report"):
     try:
         params = {"qubits": data["qubits"], "precision": data["precision"],
@@ -35,7 +44,9 @@ def read(data, where="a circuit report"):
         if data.get("digest"):  # the circuit itself: two files of one name differ
             params["digest"] = data["digest"]
         benchmark = {"suite": "circuit", "case": data["circuit"], "params": params}
-        results = [_result(benchmark, name, row) for name, row in data["backends"].items()]
+        results = [_result(benchmark, each, dict(row, settings=settings))
+                   for name, row in data["backends"].items()
+                   for each, settings in _names(name, row)]
         doc = {**run_fields(data.get("run"), "circuit"), "results": results}
     except (KeyError, TypeError, AttributeError) as exc:
         raise FileError(f"{where}: not the JSON of harness circuit ({type(exc).__name__}: "

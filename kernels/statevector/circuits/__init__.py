@@ -3,15 +3,17 @@
 
 An instruction carries the kernel arguments (matrix, locs, controls) plus the gate's name
 and parameters, so that an adapter can use a tool's own named gate where it has one.
-``LIBRARY[name](n, rng)`` builds the library's circuits (cuQuantum's benchmark set and
-QCBM); the builders below take their parameters explicitly.
+``LIBRARY[name](n, rng)`` builds the library's circuits (cuQuantum's benchmark set,
+QCBM and a Heisenberg chain); the builders below take their parameters explicitly.
 """
 
 from ._instruction import Instruction, cnot, cz, dense, gate, run, swap, toffoli
 from ._library import (
     ghz,
+    heisenberg,
     hidden_shift,
     iqft,
+    pauli_rotation,
     qaoa,
     qcbm,
     qft,
@@ -23,5 +25,5 @@ from ._library import (
 from ._registry import LIBRARY, LibraryCircuit
 
 __all__ = ["LIBRARY", "Instruction", "LibraryCircuit", "cnot", "cz", "dense", "gate", "ghz",
-           "hidden_shift", "iqft", "qaoa", "qcbm", "qft", "qpe", "quantum_volume",
-           "random_circuit", "run", "simon", "swap", "toffoli"]
+           "heisenberg", "hidden_shift", "iqft", "pauli_rotation", "qaoa", "qcbm", "qft",
+           "qpe", "quantum_volume", "random_circuit", "run", "simon", "swap", "toffoli"]

@@ -1,5 +1,6 @@
 """The circuit library: ``LIBRARY[name](n, rng) -> [Instruction]`` for the circuits of
-NVIDIA cuQuantum's benchmark suite plus QCBM (docs/architecture.md, "Circuits").
+NVIDIA cuQuantum's benchmark suite plus QCBM and a Heisenberg chain (docs/architecture.md,
+"Circuits").
 
 Each entry checks n (an integer at least its minimum, even where the definition needs
 it) and draws whatever its definition leaves random (a secret, a graph, angles, unitaries)
@@ -135,6 +136,17 @@ _ENTRIES = [
         "random", lambda n, rng: lib.random_circuit(n, rng), 1, False, "one qubit or more",
         "random circuit of depth n: each layer covers the qubits with random H, X, Rx, Ry, "
         "Rz, CNOT, CZ, SWAP", _CUQ + "random.py"),
+    LibraryCircuit(
+        # a step of 0.1 stalled our fused plans 3x at n = 20 (0.05: not at all): whether
+        # and how much the amplitudes turn subnormal depends on the step, so it is fixed
+        "heisenberg", lambda n, rng: lib.heisenberg(n, n, 0.1, 1.0),
+        2, False, "a bond joins two qubits",
+        "n Trotter steps of the Heisenberg chain (XX, YY, ZZ on neighbours, each "
+        "CNOT-Rz-CNOT in its basis; steps of 0.1) from the Neel state: it conserves the "
+        "magnetisation, so most amplitudes are zero in exact arithmetic and subnormal in "
+        "floating point",
+        "written here: the physics workload that stalled kernels computing with "
+        "subnormal floats"),
 ]
 
 #: name -> :class:`LibraryCircuit`, callable as ``make(n, rng) -> [Instruction]``.

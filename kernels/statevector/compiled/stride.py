@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import subnormals
 from ..backend import Backend
 from ..bits import ctrl_offset, group_shift
 from ..codegen import simd, sources
@@ -27,7 +28,7 @@ from ._plan import NUMBA_PRECISIONS, numba_kernel
 #: one-thread row of the thread tables (``threaded`` is its parallel version).
 BACKEND = Backend(name="stride", role="kernel", precisions=NUMBA_PRECISIONS,
                   runner=kernel_runner(__name__), describe=PREPARED_GATES,
-                  baseline="unfused")
+                  baseline="unfused", flushes_subnormals=subnormals.OURS)
 
 PATHS = simd.PATHS
 

@@ -7,7 +7,7 @@ versions run: waking a thread team costs more than such a gate.
 
 import numba
 
-from .. import tuning
+from .. import subnormals, tuning
 from ..backend import Backend
 from ..runner import PREPARED_GATES, kernel_runner
 from . import stride
@@ -16,7 +16,7 @@ from ._plan import NUMBA_PRECISIONS, numba_kernel
 #: stride's loops, run in parallel on numba's threads.
 BACKEND = Backend(name="threaded", role="kernel", precisions=NUMBA_PRECISIONS,
                   runner=kernel_runner(__name__), describe=PREPARED_GATES,
-                  threads="numba", tuned=True)
+                  threads="numba", tuned=True, flushes_subnormals=subnormals.OURS)
 
 #: Smallest state (in amplitudes) that is worth splitting across threads. The seed used
 #: 4096. `python -m harness threshold` on the project machine (2 cores, AMD EPYC) timed

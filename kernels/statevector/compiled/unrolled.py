@@ -1,6 +1,7 @@
 """numba: the subspace loop with the 2x2, 4x4 and 8x8 products fully unrolled (generated
 from one template, matrix entries held in locals); larger gates fall back to ``loop``."""
 
+from .. import subnormals
 from ..backend import Backend
 from ..codegen import sources
 from ..runner import PREPARED_GATES, kernel_runner
@@ -8,7 +9,8 @@ from . import loop
 from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_args
 
 BACKEND = Backend(name="unrolled", role="kernel", precisions=NUMBA_PRECISIONS,
-                  runner=kernel_runner(__name__), describe=PREPARED_GATES)
+                  runner=kernel_runner(__name__), describe=PREPARED_GATES,
+                  flushes_subnormals=subnormals.OURS)
 
 #: Gate sizes (in qubits) that get an unrolled product.
 UNROLLED_QUBITS = (1, 2, 3)

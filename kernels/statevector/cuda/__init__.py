@@ -220,4 +220,7 @@ class CudaRunner(KernelRunner):
 BACKEND = Backend(name="cuda", role="kernel", precisions=tuple(t.name for t in _SUFFIX),
                   runner=kernel_runner(__name__, CudaRunner), device="cuda",
                   threads="device", available=available, describe=PREPARED_GATES,
-                  package="cupy-cuda12x")
+                  package="cupy-cuda12x",
+                  # NVRTC compiles without --ftz: the device computes with subnormals
+                  # (at full speed in its FMA units, unlike an x86 core)
+                  flushes_subnormals="no")

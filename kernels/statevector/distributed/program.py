@@ -13,7 +13,7 @@ import importlib.util
 
 import numpy as np
 
-from .. import states
+from .. import states, subnormals
 from .._validate import check_gate_on
 from ..backend import Backend, FusionFacts
 from ..compiled._plan import NUMBA_DTYPES
@@ -220,7 +220,7 @@ def _available():
 BACKEND = Backend(
     name="mpi", role="distributed", precisions=("complex128", "complex64"),
     runner=kernel_runner(__name__, MpiRunner), threads="numba", one_gate=False, mpi=True,
-    mpi_environment=windows.ENVIRONMENT,
+    mpi_environment=windows.ENVIRONMENT, flushes_subnormals=subnormals.OURS,
     available=_available,
     fusion=FusionFacts(settings=fused.FUSION, default=fused.DEFAULT_MAX_QUBITS,
                        rule="the fused backend on each rank's slice, between exchanges that "

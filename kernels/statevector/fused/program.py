@@ -9,12 +9,13 @@ its gates there with the kernels of :mod:`.simd`, and copies it back; the chunk
 size comes from the L2 size the OS reports. Chunks are shared among numba's threads.
 """
 
+import hashlib
 import math
 
 import numba
 import numpy as np
 
-from .. import fusion, tuning
+from .. import fusion, subnormals, tuning
 from .._validate import check_gate_on
 from ..backend import Backend, FusionFacts
 from ..codegen import sources
@@ -288,6 +289,9 @@ class Program:
             # the cost model's price of the plan, per amplitude (fusion's unit)
             "modelled_cost": modelled_cost([s for s in steps if s.gates], self.n, dtype),
         }
+        # what two settings that compile to the same program share: harness circuit
+        # shows them as one row naming both
+        self.info["digest"] = digest(self.layout, self.block, steps)
         self.work = planner.roofline_work(steps)
         self.info["work"] = self.work._asdict()  # what the roofline is made of
         self.info["planned_seconds"] = planner.seconds(steps, self.n, dtype)
@@ -323,6 +327,27 @@ class Program:
             else:  # the floats from R on: every run's imaginary parts (split's doc)
                 loop(flat, flat[run:], *args, *buffers[2:])
         return state
+
+
+def digest(layout, block, steps):
+    """16 hex digits naming a plan: its layout, chunk size and every step's tables,
+    gates and matrices. Two plans with one digest run the same arithmetic."""
+    h = hashlib.sha256(f"{layout} {block}".encode())
+
+    def feed(value):
+        if isinstance(value, np.ndarray):
+            h.update(f"{value.dtype}{value.shape}".encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        elif isinstance(value, tuple):  # steps, instructions and their fields
+            h.update(f"{type(value).__name__}(".encode())
+            for item in value:
+                feed(item)
+            h.update(b")")
+        else:
+            h.update(repr(value).encode())
+    for step in steps:
+        feed(step)
+    return h.hexdigest()[:16]
 
 
 def check_state(state, n, dtype, real, name):
@@ -384,6 +409,6 @@ BACKEND = Backend(
                        rule="kernels.statevector.fusion.fuse at the width (2-5 qubits) the "
                             "planner prices cheapest with this machine's constants, then "
                             "cache-blocked stages of packed-SIMD kernels"),
-    tuned=True,
+    tuned=True, flushes_subnormals=subnormals.OURS,
     describe={"driven": "kernels.statevector.fused.compile, once; one call per circuit",
               "isa": isa(), "l2_bytes": str(cache_sizes()[2])})

@@ -21,7 +21,7 @@ BACKEND = Backend(
     runner=kernel_runner(__name__), max_qubits=MAX_QUBITS,
     max_qubits_reason=f"it builds the dense 2**n x 2**n operator (2**{MAX_QUBITS} squared "
                       "complex128 is 256 MiB)",
-    circuit_max_qubits=10,
+    circuit_max_qubits=10, flushes_subnormals="no",
     describe=PREPARED_GATES)
 
 

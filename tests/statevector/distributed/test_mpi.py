@@ -36,7 +36,7 @@ def test_circuits_match_the_reference(ranks):
     out = job(ranks, "-m", "tests.statevector.distributed.mpi_circuits", "10", "8")
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"over {ranks} ranks: 0 failed" in out.stdout
-    assert "checked 44 runs" in out.stdout  # 10 library, 4 MQT, 8 random; 2 precisions
+    assert "checked 46 runs" in out.stdout  # 11 library, 4 MQT, 8 random; 2 precisions
     for peer in (quest_mpi_sim, qiskit_aer_mpi_sim):  # where installed: checked too
         if peer.AVAILABLE:
             assert f"and {peer.NAME} on each case" in out.stdout
