@@ -138,6 +138,9 @@ class _Block:
         return Instruction("fused", snap(m, len(self.gates), len(m)), tuple(self.order))
 
 
+_EPS = np.finfo(np.float64).eps
+
+
 def snap(product, factors, dim):
     """``product`` (the entries of a product of ``factors`` matrices of ``dim`` rows, in
     float64) with every real or imaginary part at most ``factors * dim * eps * s`` set
@@ -149,13 +152,13 @@ def snap(product, factors, dim):
     Why: a Trotter step that conserves a quantity has exact zeros between the sectors;
     computed as 1e-17, they seed tiny amplitudes into empty sectors, which decay into
     subnormal floats that stall an x86 core (kernels.statevector.subnormals)."""
-    product = np.asarray(product, dtype=np.complex128)
-    scale = np.sqrt(np.vdot(product, product).real / dim)
-    tol = factors * dim * np.finfo(np.float64).eps * scale
-    re, im = product.real.copy(), product.imag.copy()
-    re[np.abs(re) <= tol] = 0.0
-    im[np.abs(im) <= tol] = 0.0
-    return re + 1j * im
+    product = np.array(product, dtype=np.complex128)  # a copy, snapped in place
+    tol = factors * dim * _EPS * np.sqrt(np.vdot(product, product).real / dim)
+    # the planner runs this on every block it builds: few numpy calls, no temporaries
+    # beyond the two masks
+    for part in (product.real, product.imag):
+        part[np.abs(part) <= tol] = 0.0
+    return product
 
 
 def embed(inst, qubits):

@@ -3,6 +3,11 @@ give each thread its floating-point mode back; fused products are exact zeros wh
 exact arithmetic has zeros; every backend declares whether it flushes, and its settings
 say so."""
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numba
 import numpy as np
 import pytest
@@ -23,6 +28,7 @@ FLUSHING = [name for name, module in MODULES.items()
             if module.BACKEND.flushes_subnormals == "yes"]
 TINY = {np.complex64: 1e-40, np.complex128: 1e-310}  # subnormal in each precision
 N = 15  # above the threaded kernels' crossover: their parallel loops run
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @njit(parallel=True)
@@ -110,12 +116,14 @@ def test_count_finds_the_subnormal_parts():
 def test_a_template_that_would_skip_a_restore_is_refused():
     early = "def f(st):\n    for i in prange(4):\n        if i:\n            continue\n"
     with pytest.raises(ValueError, match="continue"):
-        sources.flushing(early, parallel=True)
+        sources.flushing(early, ", parallel=True")
     inner = ("def f(st):\n    for i in prange(4):\n        for j in range(2):\n"
              "            continue\n")
-    assert "RESTORE_MODE(_fp_2)" in sources.flushing(inner, parallel=True)
-    with pytest.raises(ValueError, match="return"):
-        sources.flushing("def f(st):\n    return 1\n", parallel=False)
+    made = sources.flushing(inner, ", parallel=True")
+    assert "RESTORE_MODE(_fp_2)" in made and made.count("FLUSH_SUBNORMALS()") == 1
+    serial = sources.flushing(inner)
+    assert "def _f_body(st):" in serial and "FLUSH" not in serial.split("def f(st):")[0]
+    assert "_out = _f_body(st)" in serial.split("def f(st):")[1]
 
 
 # --- fused products: exact zeros where exact arithmetic has them -----------------------
@@ -225,3 +233,19 @@ def test_named_pauli_rotations_are_qiskits():
         assert isinstance(inst, Instruction) and inst.params == (0.37,)
         # qiskit's qubit 0 is the low bit, as ours
         np.testing.assert_allclose(inst.matrix, Operator(qc).data, atol=1e-15)
+
+
+@needs_x86
+def test_workers_made_by_a_kernels_first_launch_do_not_keep_flushing():
+    # numba makes its threads at the first parallel launch, each taking its creator's
+    # mode: in a fresh process, that launch is one of our kernels
+    code = ("import numba, numpy as np\n"
+            "from kernels.statevector import KERNELS, gates\n"
+            "from tests.statevector.test_subnormals import worker_modes\n"
+            "numba.set_num_threads(2)\n"
+            "KERNELS['threaded'](np.zeros(1 << 16, complex), gates.H, (3,))\n"
+            "print(sorted(worker_modes()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env={**os.environ, "NUMBA_NUM_THREADS": "2"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[0]"
