@@ -65,8 +65,8 @@ def _set_bits(typingctx, bits):
 
 
 @intrinsic
-def restore(typingctx, mode):
-    """Set the mode ``flush()`` found (numba intrinsic)."""
+def _put_bits(typingctx, mode):
+    """MXCSR set to ``mode`` (a value :func:`_set_bits` returned)."""
     def codegen(context, builder, signature, args):
         if X86:
             slot = cgutils.alloca_once(builder, ir.IntType(32))
@@ -76,11 +76,38 @@ def restore(typingctx, mode):
     return types.void(types.uint32), codegen
 
 
+@intrinsic
+def _flush_saving(typingctx):
+    """Flush-to-zero and denormals-are-zero set; the mode found is kept in a slot of the
+    calling function's frame, whose address is returned: LLVM rematerialises an address
+    where it is needed, so no register holds the mode across a kernel's loops (an i32
+    held there cost the unrolled kernels an instruction per group)."""
+    def codegen(context, builder, signature, args):
+        slot = cgutils.alloca_once(builder, ir.IntType(32))
+        if X86:
+            _mxcsr(builder, "stmxcsr", slot)
+            cell = cgutils.alloca_once(builder, ir.IntType(32))
+            builder.store(builder.or_(builder.load(slot), ir.IntType(32)(FTZ_DAZ)), cell)
+            _mxcsr(builder, "ldmxcsr", cell)
+        return slot
+    return types.CPointer(types.uint32)(), codegen
+
+
+@intrinsic
+def restore(typingctx, saved):
+    """Set the mode :func:`flush` kept (numba intrinsic)."""
+    def codegen(context, builder, signature, args):
+        if X86:
+            _mxcsr(builder, "ldmxcsr", args[0])
+        return context.get_dummy_value()
+    return types.void(saved), codegen
+
+
 @njit(inline="always", nogil=True)
 def flush():
-    """Set flush-to-zero and denormals-are-zero in this thread; the mode it found, for
-    :func:`restore` (numba)."""
-    return _set_bits(np.uint32(FTZ_DAZ))
+    """Set flush-to-zero and denormals-are-zero in this thread; where the mode it found
+    is kept, for :func:`restore` (numba)."""
+    return _flush_saving()
 
 
 @njit(nogil=True)
@@ -90,7 +117,7 @@ def _swap(bits):
 
 @njit(nogil=True)
 def _put(mode):
-    restore(np.uint32(mode))
+    _put_bits(np.uint32(mode))
 
 
 def mode():
