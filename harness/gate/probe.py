@@ -154,7 +154,7 @@ def numba_functions():
         from numba.core.dispatcher import Dispatcher
     except ImportError:
         return {}
-    names, labels, libraries = {}, {}, []
+    names = {}
     for modname, module in list(sys.modules.items()):
         if not (modname.startswith("kernels") or modname.startswith("_qsim_generated")):
             continue
@@ -162,33 +162,16 @@ def numba_functions():
             if not isinstance(obj, Dispatcher):
                 continue
             for cres in obj.overloads.values():
-                # overloads of one function share its name: their counts add up; a
-                # kernel's body (codegen.sources.flushing: _NAME_body) is named NAME
+                # overloads of one function share its name: their counts add up
                 label = obj.py_func.__qualname__
-                if label.startswith("_") and label.endswith("_body"):
-                    label = label[1:-len("_body")]
-                labels[cres.fndesc.llvm_func_name] = label
-                libraries.append(cres.library)
                 try:
+                    fn = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
                     wrapper = cres.library.get_pointer_to_function(
                         cres.fndesc.llvm_cpython_wrapper_name)
                 except Exception:  # noqa: BLE001 - a name is a courtesy, never a failure
                     continue
+                names[f"{fn:#x}"] = f"numba:{label}"
                 names[f"{wrapper:#x}"] = f"numba wrapper:{label}"
-    # a function's callees are linked into its library, each a copy at an address of its
-    # own: the body a kernel's entry calls runs from there
-    for library in libraries:
-        try:
-            defined = [f.name for f in library._final_module.functions
-                       if not f.is_declaration and f.name in labels]
-        except Exception:  # noqa: BLE001 - numba's internals may differ by version
-            defined = []
-        for name in defined:
-            try:
-                fn = library.get_pointer_to_function(name)
-            except Exception:  # noqa: BLE001
-                continue
-            names.setdefault(f"{fn:#x}", f"numba:{labels[name]}")
     return names
 
 

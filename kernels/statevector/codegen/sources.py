@@ -76,25 +76,23 @@ def flushing(source, flags=""):
     """``source`` (one function, compiled with the njit ``flags``) with subnormals
     flushed wherever it runs (:mod:`kernels.statevector.subnormals`).
 
-    Serial: the function is renamed ``_{name}_body``, and under its own name a function
-    sets the mode in the calling thread, calls it and restores the caller's mode. The
-    body is compiled as before: the mode held across its loops cost the unrolled 4x4
-    product 9 instructions per group (spills, +3.7% at n = 14); the call costs its
-    arguments.
+    Serial: the mode is set on entry, in the calling thread, and the caller's restored at
+    the end; it is kept in the function's frame, so no register holds it across the
+    loops. A template that could leave early (``return``) would skip the restore: it is
+    refused here, when the kernels are generated.
 
     Parallel (``flags`` say so): each ``prange`` iteration sets the mode at its start, in
     whichever of numba's threads runs it (a worker keeps the mode it was made with, not
     the caller's), and restores it at its end; the calling thread runs iterations too.
     Nothing sets it before the parallel loop starts: numba makes its workers at the first
     launch, each taking its creator's mode, and a caller flushing then would leave them
-    flushing for good. A template whose parallel body could leave an iteration early
-    (``continue``) would skip a restore: it is refused here, when the kernels are
-    generated."""
+    flushing for good. A parallel body that could leave an iteration early (``continue``)
+    is refused."""
     lines = source.splitlines()
     tree = ast.parse(source)
     (fn,) = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    blocks = []
     if "parallel=True" in flags:
-        inserts = []
         for loop in ast.walk(fn):
             if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call)
                     and getattr(loop.iter.func, "id", None) == "prange"):
@@ -102,21 +100,21 @@ def flushing(source, flags=""):
             if _continues(loop.body):
                 raise ValueError(f"{fn.name}: a prange body may not continue (its thread's "
                                  "floating-point mode is restored at its end)")
-            pad, mode = " " * loop.body[0].col_offset, f"_fp_{loop.lineno}"
-            inserts += [(loop.end_lineno, f"{pad}RESTORE_MODE({mode})"),
-                        (loop.body[0].lineno - 1, f"{pad}{mode} = FLUSH_SUBNORMALS()")]
-        # inserted from the bottom up, so that the line numbers found above stay true
-        for at, line in sorted(inserts, key=lambda x: x[0], reverse=True):
-            lines.insert(at, line)
-        return f"\n@njit(cache=True, nogil=True{flags})\n" + "\n".join(lines) + "\n"
-    body = "\n".join(lines).replace(f"def {fn.name}(", f"def _{fn.name}_body(", 1)
-    args = ", ".join(a.arg for a in fn.args.args)
-    return (f"\n@njit(cache=True, nogil=True{flags})\n{body}\n"
-            f"\n@njit(cache=True, nogil=True)\ndef {fn.name}({args}):\n"
-            "    _fp_caller = FLUSH_SUBNORMALS()\n"
-            f"    _out = _{fn.name}_body({args})\n"
-            "    RESTORE_MODE(_fp_caller)\n"
-            "    return _out\n")
+            blocks.append((loop, f"_fp_{loop.lineno}"))
+    else:
+        if any(isinstance(node, ast.Return) for node in ast.walk(fn)):
+            raise ValueError(f"{fn.name}: a kernel template may not return (the caller's "
+                             "floating-point mode is restored at its end)")
+        blocks.append((fn, "_fp_caller"))
+    inserts = []
+    for block, mode in blocks:
+        pad = " " * block.body[0].col_offset
+        inserts += [(block.end_lineno, f"{pad}RESTORE_MODE({mode})"),
+                    (block.body[0].lineno - 1, f"{pad}{mode} = FLUSH_SUBNORMALS()")]
+    # inserted from the bottom up, so that the line numbers found above stay true
+    for at, line in sorted(inserts, key=lambda x: x[0], reverse=True):
+        lines.insert(at, line)
+    return f"\n@njit(cache=True, nogil=True{flags})\n" + "\n".join(lines) + "\n"
 
 
 def _continues(body):
