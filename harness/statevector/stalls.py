@@ -4,7 +4,7 @@ sampled in alternation in this process (kernels.statevector.subnormals says why 
 stall an x86 core, and how our kernels avoid it).
 
 How much slower differs by processor (the Heisenberg chain whose subnormals made a plan
-run 20x slower on an Intel Xeon ran at 0.67x qsim's time on an AMD Zen 4), so it is
+run 20x slower on an Intel Xeon ran at 0.67x the fastest peer's time on an AMD Zen 4), so it is
 never assumed: it is measured beside every ranking that it could decide.
 """
 
