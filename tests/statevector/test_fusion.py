@@ -214,6 +214,26 @@ def test_compile_refuses_bad_gates_and_states():
         fused.compile([circuits.gate("H", 0)], 3, max_qubits=9)
     with pytest.raises(ValueError, match="layout must be one of"):
         fused.compile([circuits.gate("H", 0)], 3, layout="packed")
+    # the stage kernels stop at 2**6 columns: a wider gate is named, not run wrong (it
+    # used to fail in the planner's price table with a KeyError)
+    wide = Instruction("u", np.eye(1 << 7, dtype=complex), tuple(range(7)))
+    with pytest.raises(NotImplementedError, match="up to 6 targets.*gate 1 has 7"):
+        fused.compile([circuits.gate("H", 0), wide], 9)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_staggered_buffers_fall_in_different_l1_sets(dtype):
+    """Each buffer starts STAGGER bytes past a 4 KiB boundary after the one before, so
+    the same run of the real and of the imaginary parts lie in different sets of L1;
+    each is C-contiguous, zeroed and writable, and none overlaps another."""
+    bufs = fused_program.staggered(2, (1 << 10, 1 << 10, 64, 64), dtype)
+    starts = [b.ctypes.data for b in bufs]
+    assert [s % 4096 for s in starts] == [0, 2048, 0, 2048]
+    for b, size in zip(bufs, (1 << 10, 1 << 10, 64, 64)):
+        assert b.shape == (2, size) and b.dtype == dtype and b.flags.c_contiguous
+        assert b.flags.writeable and not b.any()
+    for a, b in zip(bufs, bufs[1:]):
+        assert a.ctypes.data + a.nbytes <= b.ctypes.data
 
 
 @pytest.mark.parametrize("layout", fused_program.LAYOUTS)

@@ -242,19 +242,7 @@ def {NAME}(re, im, outer, ops, offs, m_re, m_im, s_re, s_im):
                 mask = ops[o, 5]
                 groups = ops[o, 6]
                 lanes = ops[o, 7]
-                if kind == 0 and K == 2:
-                    DENSE2(re, im, offs, oo, mask, ctrl, groups, m_re, m_im, m0)
-                elif kind == 0 and K == 4:
-                    DENSE4(re, im, offs, oo, mask, ctrl, groups, m_re, m_im, m0)
-                elif kind == 0:
-                    r = 0
-                    for g in range(groups):
-                        r0 = r | ctrl
-                        LOAD_RUNS(re, im, offs, oo, r0, K, sre, sim)
-                        for row in range(0, K, ROW_BLOCK):
-                            ROWS(sre, sim, K, m_re, m_im, m0 + row * K, re, im, offs,
-                                 oo + row, r0)
-                        r = ((r | mask) + 1) & ~mask
+{DENSE}
                 elif kind == 1:
                     DIAGONAL(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0)
                 elif kind == 2:
@@ -288,14 +276,14 @@ def _source():
     out = [sources.HEADER, "from kernels.statevector.fused import simd  "
            f"# digest {simd.source_digest()}\n"]
     for r in simd.BLOCK_RUNS:
-        names = {"DENSE2": f"simd.DENSE2[{r}]", "DENSE4": f"simd.DENSE4[{r}]",
-                 "LOAD_RUNS": f"simd.LOAD_RUNS[{r}]", "ROWS": f"simd.ROWS[{r}]",
-                 "DIAGONAL_LANES": f"simd.DIAGONAL_LANES[{r}]",
+        names = {"DIAGONAL_LANES": f"simd.DIAGONAL_LANES[{r}]",
                  "DIAGONAL": f"simd.DIAGONAL[{r}]", "MOVE": f"simd.MOVE[{r}]",
                  "SPLIT": f"simd.SPLIT[{r}]",
                  "JOIN": f"simd.JOIN[{r}]"}
         names.update({f"LANE_{m}": f"simd.LANE[{r}, {m}]" for m in range(r)})
-        stage, convert = _TEMPLATE.replace("ROW_BLOCK", str(simd.ROW_BLOCK)), _CONVERT
+        names.update(simd.dense_names(r))
+        stage, convert = _TEMPLATE.replace("{DENSE}", sources.indent(
+            simd.dense_dispatch("re", "im"), 4)), _CONVERT
         stage = stage.replace("{LANES}", _lane_dispatch(r))
         for name in sorted(names, key=len, reverse=True):  # DIAGONAL_LANES before DIAGONAL
             alias = f"{name.lower()}_{r}"
