@@ -8,7 +8,9 @@ of its gates' qubits, or, when every gate in it is diagonal (Rz, phase, T, S, Z,
 controlled phases), one diagonal. A block of one gate is that gate, unchanged, controls
 and name included.
 
-Whether a gate joins is the cost model's call, not just whether it fits in k qubits: a
+The walk runs twice: on the circuit as given, and once per width from one qubit up, each
+walk's gates the blocks of the one before; the cheaper result (by the same model) is the
+answer, the first where they cost the same. Whether a gate joins is the cost model's call, not just whether it fits in k qubits: a
 dense gate on m qubits costs 2**m complex multiply-adds per amplitude, a diagonal one,
 and every gate costs one more pass over the amplitudes (``pass_cost``, in the same unit);
 controls divide both by 2 each (only the matching amplitudes are touched), and a SWAP
@@ -55,6 +57,22 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None):
         raise ValueError(f"pass_cost must be a number >= 0, got {pass_cost!r}")
     if prices is None:
         prices = model_prices(pass_cost)
+    direct = _greedy(instructions, max_qubits, prices)
+    # one width at a time: the greedy walk decides a join on the next gate alone, so a
+    # circuit of two-qubit unitaries written as CNOTs and rotations never grows a block
+    # to three qubits (its first CNOT is cheaper apart than the wider block is, and the
+    # rest of that unitary, which the block would have taken for nothing, is not seen);
+    # fused to two qubits first, the walk weighs whole unitaries
+    layered = instructions
+    for k in range(1, max_qubits + 1):
+        layered = _greedy(layered, k, prices)
+    return min((direct, layered), key=lambda out: sum(_Block([g], prices).cost()
+                                                      for g in out))
+
+
+def _greedy(instructions, max_qubits, prices):
+    """The walk of the module docstring: each gate joins the latest block touching its
+    qubits where the joined block costs no more than the two apart."""
     blocks, last = [], {}  # last[q]: index of the latest block touching qubit q
     for inst in instructions:
         qubits = span(inst)

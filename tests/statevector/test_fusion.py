@@ -189,6 +189,30 @@ def test_fusion_merges_what_the_model_says():
     assert len(fusion.fuse([rz, circuits.gate("H", 3)], max_qubits=2)) == 2
 
 
+def test_two_qubit_unitaries_written_as_cnots_fuse_to_three_qubits(rng):
+    """A brickwork of two-qubit unitaries, each written as rotations and three CNOTs (as
+    qiskit transpiles them): one greedy walk keeps every block at two qubits (a CNOT
+    alone is cheaper than the three-qubit block it would open), the walk one width at a
+    time joins neighbouring unitaries into three-qubit gates, as the model prices them
+    (a 3-qubit gate 8 + 2, two 2-qubit ones 2 x (4 + 2)); the meaning is kept."""
+    n = 6
+    circuit = []
+    for layer in range(4):
+        for a in range(layer % 2, n - 1, 2):
+            for cx in range(3):
+                circuit += [Instruction("u", gates.random_unitary(1, rng), (q,))
+                            for q in (a, a + 1)]
+                circuit.append(circuits.cnot(a, a + 1) if cx % 2 == 0
+                               else circuits.cnot(a + 1, a))
+    at2, at3 = fusion.fuse(circuit, 2), fusion.fuse(circuit, 3)
+    assert max(len(fusion.span(g)) for g in at2) == 2
+    assert max(len(fusion.span(g)) for g in at3) == 3
+    assert sum(map(fusion.cost, at3)) < sum(map(fusion.cost, at2))
+    state = random_state(n, rng)
+    np.testing.assert_allclose(circuits.run(REFERENCE, state.copy(), at3),
+                               unfused(circuit, state), atol=1e-12)
+
+
 @pytest.mark.parametrize("bad", [0, 7, 2.5, True, "2", None])
 def test_fuse_refuses_a_bad_width(bad):
     with pytest.raises(ValueError, match="max_qubits"):

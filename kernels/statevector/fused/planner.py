@@ -27,11 +27,12 @@ CANDIDATES = (2, 3, 4, 5)
 #: Measured again in the split layout (one and two qubits 20-35% cheaper, three 40%),
 #: they fused the random circuit at 20 qubits in complex128 into 154 gates instead of
 #: 128, 1.14x slower: a stage's gate price misses what a lane gate costs over a gate on
-#: high qubits (up to 2.4x), so these stay until the model prices lane gates.
+#: high qubits (up to 2.4x), so these stay until the model prices lane gates. Three
+#: qubits measured again (1.09 and 0.52 ns, 2026-12-02) once that gate ran in registers.
 DEFAULT_GATE_SECONDS = {
-    "complex128": {0: 0.75e-9, 1: 0.77e-9, 2: 0.63e-9, 3: 2.20e-9, 4: 2.40e-9, 5: 3.83e-9,
+    "complex128": {0: 0.75e-9, 1: 0.77e-9, 2: 0.63e-9, 3: 1.09e-9, 4: 2.40e-9, 5: 3.83e-9,
                    6: 9.2e-9},
-    "complex64": {0: 0.39e-9, 1: 0.38e-9, 2: 0.32e-9, 3: 0.90e-9, 4: 1.20e-9, 5: 2.09e-9,
+    "complex64": {0: 0.39e-9, 1: 0.38e-9, 2: 0.32e-9, 3: 0.52e-9, 4: 1.20e-9, 5: 2.09e-9,
                   6: 4.7e-9},
 }
 #: In-place GB/s per level on the same machine, the same day (harness.statevector.levels).
