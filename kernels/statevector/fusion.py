@@ -10,14 +10,15 @@ and name included.
 
 The walk runs twice: on the circuit as given, and once per width from one qubit up, each
 walk's gates the blocks of the one before; the cheaper result (by the same model) is the
-answer, the first where they cost the same. Whether a gate joins is the cost model's call, not just whether it fits in k qubits: a
-dense gate on m qubits costs 2**m complex multiply-adds per amplitude, a diagonal one,
-and every gate costs one more pass over the amplitudes (``pass_cost``, in the same unit);
-controls divide both by 2 each (only the matching amplitudes are touched), and a SWAP
-alone costs nothing (the fused backend relabels qubits instead). A gate joins
-when the joined block costs no more than the two apart. So three rotations on one qubit
-become one 2x2 and a CNOT joins the rotations next to it; a gate never joins a block it
-shares no qubit with, and the fused backend runs every gate on a chunk that sits in L2
+answer, the first where they cost the same. Whether a gate joins is the cost model's
+call, not just whether it fits in k qubits: a dense gate on m qubits costs 2**m complex
+multiply-adds per amplitude, a diagonal one, and every gate costs one more pass over the
+amplitudes (``pass_cost``, in the same unit); controls divide both by 2 each (only the
+matching amplitudes are touched), and a SWAP alone costs nothing (the fused backend
+relabels qubits instead). A gate joins when the joined block costs no more than the two
+apart. So three rotations on one qubit become one 2x2 and a CNOT joins the rotations
+next to it; a gate never joins a block it shares no qubit with, and the fused backend
+runs every gate on a chunk that sits in L2
 (:data:`L2_PASS_COST` says what a pass costs there).
 """
 
