@@ -80,6 +80,9 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [18],
         "fusion_settings": [0, 4],
+        # the stage kernels against their roofline: every kind, width 1-4, layout and
+        # precision on a state in L1 and in L2, measured together in one setup
+        "stage_kernel_levels": ["L1", "L2"],
         # one MPI job per case, 5-10 s each: two circuits at 20 over 1 and 2 ranks, strong
         # and weak (full: five circuits at 22 and 26 on up to 4 ranks)
         "distributed_circuits": ["lib:qft", "lib:qcbm"],
@@ -140,6 +143,7 @@ PROFILES = {
         "circuit_max_work": 1e10,
         "fusion_circuits": FUSION_CIRCUITS,
         "fusion_qubits": [20, 22, 24, 26],
+        "stage_kernel_levels": ["L1", "L2"],
         "thread_qubits": [12, 14, 16, 18, 20, 22, 24, 25],
         "complex64_qubits": [12, 16, 20, 22, 24],
         "variational_qubits": list(range(4, 21, 2)),
@@ -212,6 +216,8 @@ KEYS = {
     "fusion_circuits": "the fusion suite's circuits",
     "fusion_qubits": "sizes of the fusion suite",
     "fusion_settings": "the fusion settings it runs (absent: every declared one)",
+    "stage_kernel_levels": "the memory levels (L1, L2) of the fused stage kernels' "
+                           "roofline shares (absent: none)",
     "distributed_circuits": "the distributed suite's circuits (one MPI job per case)",
     "distributed_qubits": "its n: strong scaling's, and weak scaling's at the most ranks",
     "distributed_ranks": "its ranks (jobs with more ranks than cores are skipped)",

@@ -84,6 +84,28 @@ def _update_parts(floats, parts, passes, factor):
                 part[i] *= factor
 
 
+def loop_gbs(nbytes, max_seconds=0.5):
+    """GB/s (bytes read + bytes written) of an in-place update of a complex128 buffer of
+    ``nbytes`` on one thread, as numba's loop of enough passes a call that the call's own
+    cost does not count: the yardstick of a buffer in L1, where one numpy call's overhead
+    is as long as its pass."""
+    a = np.ones(max(1, nbytes // 16), dtype=np.complex128)
+    floats = a.view(np.float64)
+    passes = max(1, (16 << 20) // a.nbytes)
+    one = np.float64(1.0)
+    _update(floats, passes, one)
+    seconds = best_seconds(lambda: _update(floats, passes, one), repeat=7,
+                           max_seconds=max_seconds, min_sample=0.002)
+    return effective_gbs(passes, a.nbytes, seconds)
+
+
+@numba.njit
+def _update(floats, passes, factor):
+    for _ in range(passes):
+        for i in range(floats.size):
+            floats[i] *= factor
+
+
 def update_gbs(a, best):
     """GB/s (bytes read + bytes written) of the in-place update of ``a``, timed by
     ``best`` (a function of the call that returns its best seconds)."""

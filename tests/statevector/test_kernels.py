@@ -6,6 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.statevector import CPU_KERNELS, KERNELS, gates, naive
+from kernels.statevector._validate import check_gate
+from kernels.statevector.codegen import groups
+from kernels.statevector.compiled import stride
 from kernels.statevector.states import random_state
 
 from .conftest import random_case
@@ -121,3 +124,45 @@ def test_threaded_parallel_path_matches_serial(rng, monkeypatch):
                 expected = KERNELS["subspace"](state.copy(), matrix, locs, ctrl_locs, ctrl_vals)
                 KERNELS["threaded"](state, matrix, locs, ctrl_locs, ctrl_vals)
                 np.testing.assert_allclose(state, expected, atol=1e-12)
+
+
+def _group_case(rng, dtype, locs, ctrl_locs, ctrl_vals, n, parallel):
+    """stride's group loop (serial or parallel) on one gate against naive."""
+    state = random_state(n, rng).astype(dtype)
+    matrix = gates.random_unitary(len(locs), rng)
+    expected = reference(state.astype(np.complex128), matrix, locs, ctrl_locs, ctrl_vals)
+    g = check_gate(state, matrix, locs, ctrl_locs, ctrl_vals)
+    fn, args = stride.group_plan(g, state.dtype, parallel)
+    fn(state, *args)
+    np.testing.assert_allclose(state, expected, atol=2e-5 if dtype == np.complex64 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_every_group_variant_matches_the_reference(dtype, parallel, rng):
+    """Each split of a two- or three-qubit gate between the lanes of a vector and the
+    vectors (codegen/groups.py's VARIANTS for this precision), in both loops: the lane
+    targets in their order and reversed, the others above the lanes."""
+    v = groups.VECTOR_BITS[np.dtype(dtype).char]
+    n = v + 4
+    for vv, mask, count in groups.VARIANTS:
+        if vv != v:
+            continue
+        low = [q for q in range(v) if mask >> q & 1]
+        high = list(range(v, v + count.bit_length() - 1))
+        for locs in (low + high, (high + low)[::-1]):
+            _group_case(rng, dtype, tuple(locs), (), None, n, parallel)
+
+
+@settings(max_examples=120, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), single=st.booleans(), k=st.integers(2, 3),
+       n_ctrl=st.integers(0, 2), n=st.integers(3, 9), parallel=st.booleans())
+def test_groups_of_vectors_with_controls_anywhere(seed, single, k, n_ctrl, n, parallel):
+    """Targets and controls (either value) on random qubits: among a vector's lanes,
+    above them, or both."""
+    rng = np.random.default_rng(seed)
+    dtype = np.complex64 if single else np.complex128
+    n_ctrl = min(n_ctrl, n - k)
+    qubits = [int(q) for q in rng.permutation(n)[:k + n_ctrl]]
+    vals = tuple(int(x) for x in rng.integers(0, 2, n_ctrl))
+    _group_case(rng, dtype, tuple(qubits[:k]), tuple(qubits[k:]), vals, n, parallel)

@@ -17,7 +17,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from . import simd
+from . import groups, simd
 
 #: Amplitude blocks handed to one parallel task; large enough that scheduling is cheap.
 CHUNK = 1024
@@ -209,6 +209,23 @@ def unrolled_subspace_source(k):
         for r in range(d)
     ]
     return _subspace(f"subspace_{d}x{d}", prologue, ["        pass"], body)
+
+
+def groups_source():
+    """The stride kernel's two- and three-qubit gates: the subspace loop over groups of
+    vectors (:mod:`groups`), one loop per variant, each calling its MIX; ``U`` is the
+    entry table and the plan is in vector indices."""
+    out = [f"from kernels.statevector.codegen import groups  "
+           f"# digest {groups.source_digest()}\n"]
+    for key in groups.VARIANTS:
+        name = groups_name(*key)
+        out.append(f"_{name} = groups.MIX[{key}]\n")
+        out.append(_subspace(name, [], ["        pass"], [f"_{name}(st, b, offsets, U)"]))
+    return "".join(out)
+
+
+def groups_name(v, mask, count):
+    return f"subspace_mix_{v}_{mask}_{count}"
 
 
 def _subspace(name, prologue, chunk_prologue, body):

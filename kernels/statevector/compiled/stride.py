@@ -9,7 +9,10 @@ multiplies by them with one packed product instead of a complex one. The state i
 walked in stretches of whole blocks or in runs of pairs (:mod:`..codegen.sources`'s stride loop): a
 controlled gate only visits the amplitudes whose control bits match, and each stretch or
 run is updated by the path's intrinsic of :mod:`simd` (64-byte vectors of amplitudes).
-Gates on more qubits go to ``unrolled``.
+Two- and three-qubit gates are mixed in registers a group of 64-byte vectors at a time
+(:mod:`..codegen.groups`: the targets among a vector's amplitudes by shuffles, those
+above by which vectors form a group; a state smaller than one vector goes to
+``unrolled``); wider gates go to ``unrolled``.
 """
 
 from functools import lru_cache
@@ -19,10 +22,10 @@ import numpy as np
 from .. import subnormals
 from ..backend import Backend
 from ..bits import ctrl_offset, group_shift
-from ..codegen import simd, sources
+from ..codegen import groups, simd, sources
 from ..runner import PREPARED_GATES, kernel_runner
 from . import unrolled
-from ._plan import NUMBA_PRECISIONS, numba_kernel
+from ._plan import NUMBA_PRECISIONS, numba_kernel, subspace_plan
 
 #: Our fastest one-pass-per-gate kernel: the unfused row of the fusion tables and the
 #: one-thread row of the thread tables (``threaded`` is its parallel version).
@@ -32,7 +35,8 @@ BACKEND = Backend(name="stride", role="kernel", precisions=NUMBA_PRECISIONS,
 
 PATHS = simd.PATHS
 
-_generated = sources.build("stride", [sources.stride_source(p) for p in PATHS])
+_generated = sources.build("stride", [sources.stride_source(p) for p in PATHS]
+                           + [sources.groups_source()])
 
 _KINDS = (("serial", False), ("parallel", True))
 # (path, shape, moves, short or None, parallel) -> loop (compiled on first use); a dict
@@ -49,6 +53,10 @@ _LOOPS.update({
     for p in PATHS for moves in sources.SHORT_MOVES for short in sources.SHORT
     for kind, par in _KINDS
 })
+
+# (v, lane targets, vectors a group, parallel) -> the loop of a two- or three-qubit gate
+_GROUP_LOOPS = {key + (par,): getattr(_generated, f"{sources.groups_name(*key)}_{kind}")
+                for key in groups.VARIANTS for kind, par in _KINDS}
 
 #: log2 of the amplitudes one parallel task updates at most (2**12: 64 KiB of complex128).
 LOG_AMPS_PER_TASK = 12
@@ -108,9 +116,24 @@ def layout(n, t, ctrl_locs, ctrl_vals, parallel):
         base_off, ntasks)
 
 
+def group_plan(g, dtype, parallel=False):
+    """(loop, arguments) of a two- or three-qubit gate ``g`` over groups of 64-byte
+    vectors of amplitudes (:mod:`..codegen.groups`): the subspace loop in vector indices,
+    over the targets and controls above the lanes, each group mixed in registers."""
+    v = groups.VECTOR_BITS[dtype.char]
+    mask, high, hctrl, hvals = groups.split(g.locs, g.ctrl_locs, g.ctrl_vals, v)
+    table = groups.entries(g.matrix, g.locs, g.ctrl_locs, g.ctrl_vals, v,
+                           np.empty(0, dtype).real.dtype)
+    args = subspace_plan(g.n - v, tuple(q - v for q in high), tuple(q - v for q in hctrl),
+                         hvals)
+    return _GROUP_LOOPS[(v, mask, 1 << len(high), parallel)], (table,) + args
+
+
 def plan(g, dtype, parallel=False):
     """(compiled loop, its arguments after the state) for the checked gate ``g``."""
     _, matrix, locs, ctrl_locs, ctrl_vals = g
+    if len(locs) in groups.QUBITS and g.n >= groups.VECTOR_BITS[dtype.char]:
+        return group_plan(g, dtype, parallel)
     if len(locs) != 1:
         return unrolled.plan(g, dtype, parallel)
     (u00, u01), (u10, u11) = matrix.tolist()
