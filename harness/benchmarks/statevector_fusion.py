@@ -78,7 +78,8 @@ class FusedCircuitComplex64(_FusionCase):
 class FusedPasses:
     """The passes over the state the fused backend makes for each circuit and setting
     (its stages and its gates too wide for a stage), so that the report can count the
-    bytes a fused circuit really moves: its effective bandwidth."""
+    bytes a fused circuit really moves: its effective bandwidth; and which settings
+    compiled to one program."""
 
     params = (CIRCUITS, QUBITS, FUSED_SETTINGS, FUSED_PRECISIONS)
     param_names = ["circuit", "n", "fusion", "precision"]
@@ -93,6 +94,14 @@ class FusedPasses:
 
     def track_passes(self, circuit, n, fusion, precision):
         return self.info["passes"]
+
+    def track_program(self, circuit, n, fusion, precision):
+        """The program's digest (its plan, gates and matrices), as the number its first
+        12 hex digits make (exact in a float): two settings with one number compiled to
+        the same program, which the report shows as one row naming both."""
+        return int(self.info["digest"][:12], 16)
+
+    track_program.unit = "digest"
 
 
 class FusedRoofline(Suite):

@@ -28,6 +28,24 @@ def _cases(res):
     return out
 
 
+def _programs(res):
+    """{(circuit, n, precision): {setting: the settings (in order, itself among them)
+    that compiled to its program}} from the fusion suite's digests (none recorded: each
+    its own)."""
+    if ids.FUSED_PROGRAM not in set(res.get_all_result_keys()):
+        return {}
+    digests = {}
+    for (circuit, n, k, precision), d in results.table(res, ids.FUSED_PROGRAM).items():
+        digests.setdefault((circuit, n, precision), {})[k] = d
+    return {case: {k: sorted(j for j in row if row[j] == d) for k, d in row.items()}
+            for case, row in digests.items()}
+
+
+def _named(k, same):
+    """A setting and those of the same program: "k3=k4=k5"."""
+    return "=".join(f"k{j}" for j in same.get(k, [k]))
+
+
 def _ratio(x):
     return f"{x:.2f}" if x >= 0.1 else f"{x:.2g}"
 
@@ -43,6 +61,7 @@ def ratios(res):
     cases = _cases(res)
     if not cases:
         return "(no fusion results)"
+    programs = _programs(res)
     peers = sorted({b for row in cases.values() for b in row} - {FUSED, UNFUSED})
     lines = [f"Each cell: {FUSED}'s time at its best setting over the peer's; for a peer "
              "that fuses, at the peer's best setting (kN; k0 is off) and then unfused (off, "
@@ -54,6 +73,7 @@ def ratios(res):
         if FUSED not in row:
             continue
         k, t = _best(row[FUSED])
+        best = _named(k, programs.get((circuit, n, precision), {}))
         cells = []
         for peer in peers:
             if peer not in row:
@@ -67,11 +87,8 @@ def ratios(res):
             cells.append(f"{_ratio(t / pt)} k{pk}"
                          + (f", off {_ratio(t / off)}" if off is not None else ""))
         own = row.get(UNFUSED, {}).get(0)
-        lines.append(f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | "
-                     f"{_ratio(t / own)} | " + " | ".join(cells) + " |"
-                     if own else
-                     f"| {circuit} | {n} | {precision} | {format_seconds(t)} (k{k}) | - | "
-                     + " | ".join(cells) + " |")
+        lines.append(f"| {circuit} | {n} | {precision} | {format_seconds(t)} ({best}) | "
+                     f"{_ratio(t / own) if own else '-'} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -86,20 +103,26 @@ def bandwidth(res):
     yard = {level: gbs for (level,), gbs in results.table(res, ids.LEVEL_BANDWIDTH).items()}
     if not cases or not passes or not yard:
         return "(no fused-circuit passes or memory-level yardsticks)"
+    programs = _programs(res)
     lines = ["One thread. Yardsticks (in-place update, read + write): "
              + ", ".join(f"{lv} {yard[lv]:.1f} GB/s" for lv in levels.LEVELS if lv in yard),
              "", "| circuit | n | precision | k | passes | time | GB/s | level | % of level |",
              "|---|--:|---|--:|--:|--:|--:|---|--:|"]
     for (circuit, n, precision), row in sorted(cases.items()):
-        for k, seconds in sorted(row.get(FUSED, {}).items()):
+        same = programs.get((circuit, n, precision), {})
+        times = row.get(FUSED, {})
+        for k in sorted(times):
             count = passes.get((circuit, n, k, precision))
-            if count is None:
-                continue
+            if count is None or k != same.get(k, [k])[0]:
+                continue  # not measured, or its program's row is its lowest setting's
+            # one row a program: its best time over the settings that ran it
+            seconds = min(times[j] for j in same.get(k, [k]) if j in times)
             nbytes = PRECISIONS[precision].itemsize << n
             level = levels.level_of(nbytes)
             gbs = levels.effective_gbs(count, nbytes, seconds)
             share = f"{100 * gbs / yard[level]:.0f}%" if level in yard else "-"
-            lines.append(f"| {circuit} | {n} | {precision} | {k} | {count:.0f} | "
+            label = "=".join(str(j) for j in same.get(k, [k]))
+            lines.append(f"| {circuit} | {n} | {precision} | {label} | {count:.0f} | "
                          f"{format_seconds(seconds)} | {gbs:.1f} | {level} | {share} |")
     return "\n".join(lines)
 

@@ -378,6 +378,30 @@ def test_fusion_tables_rank_the_fused_backend_and_count_its_passes(tmp_path):
             f"{100 * gbs / yard:.0f}% |") in fusion_tables.bandwidth(loaded)
 
 
+def test_settings_of_one_program_are_one_row(tmp_path):
+    """k2 and k4 compiled to one program (the suite's digests agree), k3 to another: the
+    best setting is named with its twin, and the bandwidth table has a row per program,
+    at the best time of the settings that ran it."""
+    from harness import results
+    from harness.statevector import fusion_tables
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    res = fake_results.new_results(results_dir, "box", INFO)
+    fake_results.add(res, ids.FUSED_TIME,
+                     [["'lib:qcbm'"], ["20"], ["'stride'", "'fused'"], ["0", "2", "3", "4"]],
+                     [0.4, math.nan, math.nan, math.nan, math.nan, 0.12, 0.15, 0.1])
+    params = [["'lib:qcbm'"], ["20"], ["2", "3", "4"], ["'complex128'"]]
+    fake_results.add(res, ids.FUSED_PASSES, params, [16, 12, 16])
+    fake_results.add(res, ids.FUSED_PROGRAM, params, [0xabc, 0xdef, 0xabc])
+    fake_results.add(res, ids.LEVEL_BANDWIDTH, [["'L2'", "'L3'", "'DRAM'"]], [60.0, 30.0, 20.0])
+    res.save(str(results_dir))
+    _, loaded = results.latest(results_dir, "box")
+    assert "| lib:qcbm | 20 | complex128 | 100 ms (k2=k4) | 0.25 |" in fusion_tables.ratios(loaded)
+    rows = [line for line in fusion_tables.bandwidth(loaded).splitlines()
+            if line.startswith("| lib:qcbm")]
+    assert [r.split(" | ")[3:6] for r in rows] == [["2=4", "16", "100 ms"], ["3", "12", "150 ms"]]
+
+
 def test_the_roofline_table_shows_the_default_and_each_setting(tmp_path):
     from harness import results
     from harness.statevector import fusion_tables
