@@ -20,41 +20,29 @@ import time
 import numpy as np
 
 from harness import threads
-from harness.statevector import levels
+from harness.statevector import levels, stage_kernels
 from harness.statevector import threshold as threshold_mod
 from harness.timing import best_seconds
-from kernels.statevector import circuits, fused, fusion, gates, roofline, tuning
-from kernels.statevector.circuits import Instruction
+from kernels.statevector import circuits, fused, fusion, roofline, tuning
 from kernels.statevector.codegen import peak
 from kernels.statevector.compiled import threaded
 from kernels.statevector.fused import planner
 from kernels.statevector.settings import PRECISIONS
 
-#: Gates in the stage each gate width is timed on: enough that the stage's copies are a
-#: small part of its time.
-GATES_PER_STAGE = 24
 #: Circuits the stage size is chosen on, at this many qubits (past L2 on any machine).
 BLOCK_CIRCUITS = ("qcbm", "qft")
 BLOCK_QUBITS = 22
 
 
 def _stage(k, dtype, rng):
-    """(program, state): a fused stage of :data:`GATES_PER_STAGE` random k-qubit gates
-    (k = 0: diagonal one-qubit gates) on a state that is one chunk, in L2."""
-    n = fused.block_qubits(dtype)
-    # gates on the top qubits, so the stage keeps its widest runs (as a circuit's do)
-    top = list(range(n - fusion.MAX_QUBITS, n))
-    stage_gates = []
-    for _ in range(GATES_PER_STAGE):
-        qubits = tuple(int(q) for q in rng.choice(top, size=max(k, 1), replace=False))
-        m = gates.random_unitary(k, rng) if k else np.diag(np.exp(1j * rng.uniform(0, 6.3, 2)))
-        stage_gates.append(Instruction("dense" if k else "diagonal", m, qubits))
-    # at most max(k, 1) qubits: gates are merged only where their qubits are the same
-    program = fused.Program(stage_gates, n, dtype, max_qubits=max(k, 1))
-    state = np.zeros(1 << n, dtype)
-    state[0] = 1
-    program(state)  # compiles the stage loop: a first call can take seconds
-    return program, state
+    """(program, state): a fused stage of random k-qubit gates (k = 0: diagonal one-qubit
+    gates) on a state that is one chunk, in L2, in the layout the backend would hold it
+    in (:func:`harness.statevector.stage_kernels.stage`)."""
+    dtype = np.dtype(dtype)
+    n = stage_kernels.qubits("L2", dtype)
+    return stage_kernels.stage(stage_kernels.Case(
+        "dense" if k else "diagonal", max(k, 1), fused.program.default_layout(n, dtype),
+        dtype.name, "L2"), rng)
 
 
 def gate_seconds(widths, dtype, rng, rounds=9):
