@@ -58,38 +58,40 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None):
         raise ValueError(f"pass_cost must be a number >= 0, got {pass_cost!r}")
     if prices is None:
         prices = model_prices(pass_cost)
-    direct = _greedy(instructions, max_qubits, prices)
+    units = [_Block([inst], prices) for inst in instructions]
+    direct = _greedy(units, max_qubits)
     # one width at a time: the greedy walk decides a join on the next gate alone, so a
     # circuit of two-qubit unitaries written as CNOTs and rotations never grows a block
     # to three qubits (its first CNOT is cheaper apart than the wider block is, and the
     # rest of that unitary, which the block would have taken for nothing, is not seen);
-    # fused to two qubits first, the walk weighs whole unitaries
-    layered = instructions
+    # fused to two qubits first, the walk weighs whole unitaries. Each walk takes the
+    # blocks of the one before as they are (their gates, qubits and cost), so only the
+    # answer's blocks are multiplied out
+    layered = units
     for k in range(1, max_qubits + 1):
-        layered = _greedy(layered, k, prices)
-    return min((direct, layered), key=lambda out: sum(_Block([g], prices).cost()
-                                                      for g in out))
+        layered = _greedy(layered, k)
+    best = min((direct, layered), key=lambda blocks: sum(b.cost() for b in blocks))
+    return [b.instruction() for b in best]
 
 
-def _greedy(instructions, max_qubits, prices):
-    """The walk of the module docstring: each gate joins the latest block touching its
-    qubits where the joined block costs no more than the two apart."""
+def _greedy(units, max_qubits):
+    """The walk of the module docstring over ``units`` (blocks: a gate, or the gates a
+    walk before joined): each joins the latest block touching its qubits where the
+    joined block costs no more than the two apart."""
     blocks, last = [], {}  # last[q]: index of the latest block touching qubit q
-    for inst in instructions:
-        qubits = span(inst)
-        here = max((last[q] for q in qubits if q in last), default=None)
-        gate = _Block([inst], prices)
-        if here is not None and len(blocks[here].qubits | set(qubits)) <= max_qubits:
-            joined = blocks[here].joined(gate)
-            if joined.cost() <= blocks[here].cost() + gate.cost():
+    for unit in units:
+        here = max((last[q] for q in unit.order if q in last), default=None)
+        if here is not None and len(blocks[here].qubits | unit.qubits) <= max_qubits:
+            joined = blocks[here].joined(unit)
+            if joined.cost() <= blocks[here].cost() + unit.cost():
                 blocks[here] = joined
-                for q in qubits:
+                for q in unit.order:
                     last[q] = here
                 continue
-        blocks.append(gate)
-        for q in qubits:
+        blocks.append(unit)
+        for q in unit.order:
             last[q] = len(blocks) - 1
-    return [b.instruction() for b in blocks]
+    return blocks
 
 
 def cost(inst, pass_cost=L2_PASS_COST):
