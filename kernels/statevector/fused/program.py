@@ -417,7 +417,8 @@ BACKEND = Backend(
     # default None: the width is chosen per circuit, by the planner's model of this
     # machine (kernels.statevector.fused.planner)
     fusion=FusionFacts(settings=FUSION, default=None,
-                       rule="kernels.statevector.fusion.fuse at the width (2-5 qubits) the "
+                       rule=f"kernels.statevector.fusion.fuse at the width "
+                            f"({planner.CANDIDATES[0]}-{planner.CANDIDATES[-1]} qubits) the "
                             "planner prices cheapest with this machine's constants, then "
                             "cache-blocked stages of packed-SIMD kernels"),
     tuned=True, flushes_subnormals=subnormals.OURS,
