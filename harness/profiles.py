@@ -35,6 +35,8 @@ PROFILES = {
         "fusion_circuits": ["lib:qcbm"],
         "fusion_qubits": [8],
         "fusion_settings": [0, 2],
+        # the stage kernels' suite on a state in L1 only (every case in one setup)
+        "stage_kernel_levels": ["L1"],
         "distributed_circuits": ["lib:qft"],
         "distributed_qubits": [10],
         # one job of each scaling over two ranks: the suite's machinery, which the tests

@@ -21,7 +21,7 @@ LEVELS = PROFILE.get("stage_kernel_levels", [])
 
 class StageKernels:
     params = (list(stage_kernels.KINDS), list(stage_kernels.WIDTHS), list(program.LAYOUTS),
-              [p.name for p in PRECISIONS], LEVELS)
+              list(PRECISIONS), LEVELS)
     param_names = ["kind", "k", "layout", "precision", "level"]
     timeout = 1200
 

@@ -157,7 +157,7 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=7)
     opts = parser.parse_args(argv)
     threads.set_threads(1)
-    cases = [Case(kind, k, layout, p.name, level) for kind in opts.kinds.split(",")
+    cases = [Case(kind, k, layout, p, level) for kind in opts.kinds.split(",")
              for k in WIDTHS for layout in LAYOUTS for p in PRECISIONS
              for level in opts.levels.split(",")]
     print("\n".join(table(measure(cases, rounds=opts.rounds))))

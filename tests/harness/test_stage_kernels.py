@@ -58,3 +58,11 @@ def test_a_measurement_runs_each_case_on_its_kernels():
         assert bound in (("compute", "L1") if case.kind == "dense" else ("L1",))
     lines = stage_kernels.table(results)
     assert lines[0].startswith("| gate |") and len(lines) == 2 + len(cases)
+
+
+def test_the_command_prints_a_row_per_kind_and_width(capsys):
+    assert stage_kernels.main(["--levels", "L1", "--kinds", "permutation", "--rounds", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].count("L1") == 4  # two layouts, two precisions
+    assert [line.split(" | ")[0] for line in lines[2:]] == [
+        f"| permutation {k}" for k in stage_kernels.WIDTHS]
