@@ -15,15 +15,19 @@ wide gates mostly do: gates with a target among the lanes are the split layout's
 kernels, priced apart (docs/circuits.md).
 """
 
+import argparse
 from typing import NamedTuple
 
 import numpy as np
 
+from harness import threads
 from harness.timing import best_seconds
 from kernels.statevector import fused, gates, roofline
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
+from kernels.statevector.fused.program import LAYOUTS
 from kernels.statevector.machine import cache_sizes
+from kernels.statevector.settings import PRECISIONS
 
 from . import levels
 
@@ -145,12 +149,6 @@ def table(results):
 def main(argv=None):
     """``python -m harness.statevector.stage_kernels [--levels L1,L2] [--rounds R]``:
     every case's share of its roofline, as a markdown table."""
-    import argparse
-
-    from harness import threads
-    from kernels.statevector.fused.program import LAYOUTS
-    from kernels.statevector.settings import PRECISIONS
-
     parser = argparse.ArgumentParser(prog="python -m harness.statevector.stage_kernels")
     parser.add_argument("--levels", default=",".join(LEVELS))
     parser.add_argument("--kinds", default=",".join(KINDS))
