@@ -218,8 +218,8 @@ KEYS = {
     "fusion_circuits": "the fusion suite's circuits",
     "fusion_qubits": "sizes of the fusion suite",
     "fusion_settings": "the fusion settings it runs (absent: every declared one)",
-    "stage_kernel_levels": "the memory levels (L1, L2) of the fused stage kernels' "
-                           "roofline shares (absent: none)",
+    "stage_kernel_levels": "the memory levels (L1, L2) the stage kernels' roofline "
+                           "shares are measured at (absent: none)",
     "distributed_circuits": "the distributed suite's circuits (one MPI job per case)",
     "distributed_qubits": "its n: strong scaling's, and weak scaling's at the most ranks",
     "distributed_ranks": "its ranks (jobs with more ranks than cores are skipped)",
