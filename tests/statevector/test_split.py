@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.statevector import KERNELS, circuits, fused, gates, machine
+from kernels.statevector import KERNELS, circuits, fused, gates, lanes, machine
 from kernels.statevector.circuits import Instruction
-from kernels.statevector.fused import simd, split
+from kernels.statevector.fused import split
 from kernels.statevector.states import random_state
 
 REFERENCE = KERNELS["loop"]
@@ -98,7 +98,7 @@ def test_the_lane_matrix_holds_each_lanes_entries():
     np.testing.assert_array_equal(entries[0], [[1, 4], [2, 3]])
     entries = split.lane_matrix(Instruction("u", u, (0,), (1,), (0,)), 2, diagonal=False)
     np.testing.assert_array_equal(entries[0], [[1, 4, 1, 1], [2, 3, 0, 0]])
-    assert simd.lane_patterns(0b1010) == [0, 2, 8, 10]
+    assert lanes.patterns(0b1010) == [0, 2, 8, 10]
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])

@@ -2,22 +2,22 @@
 stride kernel, written as LLVM vector IR like :mod:`simd`.
 
 The state is read as vectors of V = 2**v amplitudes (one 64-byte vector: V = 4 in
-complex128, 8 in complex64), each its (re, im) pairs. A gate's targets below v (its
-lane targets, the bits L) mix amplitudes inside a vector; those at v and above (K = 2**h
-of them) mix whole vectors. So a group is K vectors, and lane l of output vector o is
+complex128, 8 in complex64), each its (re, im) pairs. A gate's targets below v (its lane
+targets, the bits L) mix amplitudes inside a vector; those at v and above (K = 2**h of
+them) mix whole vectors. So a group is K vectors, and lane l of output vector o is
 
     sum over input vectors i and patterns p of L:  e[o, i, p][l] * x_i[l ^ p]
 
-with e[o, i, p][l] the gate's entry between the row of (o, lane l) and the column of
-(i, lane l ^ p): a constant shuffle per pattern (every subset of L, as the fused split
-layout's lane gates do, :func:`kernels.statevector.fused.simd.lane_patterns`) and
-per-lane entry vectors. A control among the lanes makes its unmet lanes the identity's
-rows; one above them is the loop's (it visits only the groups it selects). A complex
-product is ``re(e) * y + [-im(e), im(e)] * swap(y)`` (:mod:`simd`), so each term is two
-packed multiply-adds, with the shuffled input and its swapped copy made once per input
-and pattern. Every input is loaded before any output is stored: in place is safe, and
-with at most 16 inputs (K * |patterns| <= 8 for up to three qubits, two vectors each)
-they stay in AVX-512's registers.
+with e[o, i, p][l] the gate's entry between the row of (o, lane l) and the column of (i,
+lane l ^ p): a constant shuffle per pattern (every subset of L) and per-lane entry
+vectors (:mod:`kernels.statevector.lanes`, as the fused split layout's lane gates do). A
+control among the lanes makes its unmet lanes the identity's rows; one above them is the
+loop's (it visits only the groups it selects). A complex product is ``re(e) * y +
+[-im(e), im(e)] * swap(y)`` (:mod:`simd`), so each term is two packed multiply-adds,
+with the shuffled input and its swapped copy made once per input and pattern. Every
+input is loaded before any output is stored: in place is safe, and with at most 16
+inputs (K * |patterns| <= 8 for up to three qubits, two vectors each) they stay in
+AVX-512's registers.
 
 ``MIX[v, L, K](st, b, offs, m)``: the group of vectors b + offs[c], c < K (vector
 indices), times the entry table ``m`` (:func:`entries`), in place, for the variants of
@@ -26,7 +26,6 @@ indices its loops compute.
 """
 
 import hashlib
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -35,19 +34,13 @@ from numba import types
 from numba.core import errors
 from numba.extending import intrinsic
 
-from ..bits import bcomspace
+from .. import lanes
 from . import simd
 
 #: log2 of the amplitudes one 64-byte vector holds, per dtype char.
 VECTOR_BITS = {"D": 2, "F": 3}
 #: The gates written here: two and three qubits (one is :mod:`simd`'s pair updates).
 QUBITS = (2, 3)
-
-
-def patterns(mask):
-    """Every subset of the bits of ``mask`` (the xor patterns of the lane targets), bit j
-    of the pattern's index picking the j-th lowest bit."""
-    return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
 
 
 def _variants():
@@ -76,12 +69,10 @@ def split(locs, ctrl_locs, ctrl_vals, v):
 
 def entries(matrix, locs, ctrl_locs, ctrl_vals, v, ftype):
     """The entry table of ``MIX[v, L, K]``: float vectors (2 * 2**v floats each, one
-    vector's floats), for output vector o, then term t = i * P + p (input vector i,
-    pattern p), the real parts (each lane's on both its floats) then the imaginary
-    parts (negated on the lane's real float); identity rows on the lanes where a
-    control among them is not met."""
-    rows, cols, met, identity = _indices(tuple(locs), tuple(ctrl_locs), tuple(ctrl_vals), v)
-    e = np.where(met, np.asarray(matrix, dtype=np.complex128)[rows, cols], identity)
+    vector's floats) of the per-lane entries (:func:`lanes.dense`), for output vector o,
+    then term t = i * P + p, the real parts (each lane's on both its floats) then the
+    imaginary parts (negated on the lane's real float)."""
+    e = lanes.dense(matrix, locs, ctrl_locs, ctrl_vals, v)
     table = np.empty(e.shape[:2] + (2, 2 * e.shape[2]), dtype=ftype)
     table[:, :, 0] = np.repeat(e.real, 2, axis=-1)
     table[:, :, 1, 0::2] = -e.imag
@@ -89,48 +80,8 @@ def entries(matrix, locs, ctrl_locs, ctrl_vals, v, ftype):
     return table.ravel()
 
 
-@lru_cache(maxsize=4096)
-def _indices(locs, ctrl_locs, ctrl_vals, v):
-    """(rows, cols, met, identity) of :func:`entries`, as arrays over (output vector,
-    term, lane): the matrix row of (o, lane), the column of (i, lane ^ p), whether the
-    lane's controls among the lanes are met, and the identity's entry there. Cached:
-    circuits repeat gates, and the plain kernel call plans on every call."""
-    lanes = np.arange(1 << v)
-    pats = np.array(patterns(sum(1 << q for q in locs if q < v)))
-    high = [j for j, q in enumerate(locs) if q >= v]
-    count = 1 << len(high)
-    met = np.ones(lanes.size, dtype=bool)
-    for q, c in zip(ctrl_locs, ctrl_vals):
-        if q < v:
-            met &= ((lanes >> q) & 1) == c
-
-    def index(vec, lane):  # the matrix index of vector index vec (high targets) and lane
-        out = np.zeros(np.broadcast(vec, lane).shape, dtype=np.int64)
-        for bit, j in enumerate(high):
-            out |= ((vec >> bit) & 1) << j
-        for j, q in enumerate(locs):
-            if q < v:
-                out |= ((lane >> q) & 1) << j
-        return out
-
-    o = np.arange(count)[:, None, None, None]
-    i = np.arange(count)[None, :, None, None]
-    p = np.arange(pats.size)[None, None, :, None]
-    lane = lanes[None, None, None, :]
-    shape = (count, count * pats.size, lanes.size)
-    rows = np.broadcast_to(index(o, lane), (count, count, pats.size, lanes.size))
-    cols = index(i, lane ^ pats[p])
-    identity = ((o == i) & (pats[p] == 0)).astype(np.complex128) + 0 * lane
-    out = [np.ascontiguousarray(np.broadcast_to(a, (count, count, pats.size, lanes.size)))
-           .reshape(shape) for a in (rows, cols, identity)]
-    out.insert(2, met)
-    for a in out:
-        a.flags.writeable = False  # shared through the cache
-    return tuple(out)
-
-
 def _mix(v, mask, count):
-    pats = patterns(mask)
+    pats = lanes.patterns(mask)
     amps = 1 << v
     floats = 2 * amps
     perms = [[2 * (lane ^ pat) + j for lane in range(amps) for j in (0, 1)] for pat in pats]

@@ -34,7 +34,7 @@ from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
-from ..bits import bcomspace
+from .. import lanes as lane_bits
 from ..codegen import simd
 from ..codegen.simd import Loop, add, float_width, sub
 from ..fusion import MAX_QUBITS
@@ -503,13 +503,6 @@ def _move(lanes):
     return move
 
 
-def lane_patterns(mask):
-    """The lane patterns (xor masks) of a gate whose targets inside the run are the bits
-    of ``mask``: every subset of them, bit j of the pattern's index picking the j-th
-    lowest bit."""
-    return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
-
-
 def _lane_gate(lanes, mask):
     """LANE[R, L](re, im, offs, o0, nin, gmask, ctrl, groups, m_re, m_im, m0, s_re,
     s_im): a gate whose targets inside the run are the lane bits L (and that may have
@@ -517,7 +510,7 @@ def _lane_gate(lanes, mask):
     :func:`_dense_in_registers`, with ``gmask`` the carry mask).
 
     Lane l of output run o is the sum over input runs i and the P patterns p_j of L
-    (:func:`lane_patterns`) of M[o, i * P + j][l] * x_i[l ^ p_j]: a constant shuffle
+    (:func:`..lanes.patterns`) of M[o, i * P + j][l] * x_i[l ^ p_j]: a constant shuffle
     per pattern, and per-lane matrix vectors (R floats each from m0 on, output o then
     term t) that hold the gate's entries for each lane's own values of its lane qubits,
     and the identity's where a control inside the run is not met (qsim lays its
@@ -547,7 +540,7 @@ class _LaneGate:
 
     def __init__(self, context, builder, signature, args, lanes, mask):
         a = signature.args
-        self.b, self.lanes, self.pats = builder, lanes, lane_patterns(mask)
+        self.b, self.lanes, self.pats = builder, lanes, lane_bits.patterns(mask)
         (self.re, self.im, self.offs, self.m_re, self.m_im, self.s_re, self.s_im) = (
             _data(context, builder, a[j], args[j]) for j in (0, 1, 2, 8, 9, 11, 12))
         self.o0, self.nin, self.gmask, self.ctrl, self.groups, self.m0 = (

@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .. import machine
+from .. import lanes, machine
 from ..bits import bcomspace
 from ..codegen import sources
 from ..fusion import is_diagonal, span
@@ -192,41 +192,13 @@ def lane_matrix(inst, w, diagonal):
     needs, as vectors over the lanes.
 
     Dense: entries[o, i * P + j, l] = U[row(o, l), col(i, l ^ p_j)], the P = 2**t
-    patterns p_j the subsets of its t lane targets' bits (:func:`simd.lane_patterns`):
+    patterns p_j the subsets of its t lane targets' bits (:func:`lanes.patterns`):
     lane l of output run o is the sum of these times lane l ^ p_j of input run i.
     Diagonal: entries[c, l] = U[row(c, l), row(c, l)]. A lane whose lane controls are
     not met gets the identity's entries (1 for o = i and p = 0, else 0)."""
-    lanes = np.arange(1 << w, dtype=np.int64)
-    m = np.asarray(inst.matrix, dtype=np.complex128)
     vals = inst.ctrl_vals or (1,) * len(inst.ctrl_locs)
-    met = np.ones(len(lanes), dtype=bool)
-    for q, v in zip(inst.ctrl_locs, vals):
-        if q < w:
-            met &= ((lanes >> q) & 1) == v
-    high = [j for j, q in enumerate(inst.locs) if q >= w]
-    low = [j for j, q in enumerate(inst.locs) if q < w]
-
-    def index(c, lane):  # the matrix index of run index c (over high targets) and lanes
-        out = np.zeros_like(lane)
-        for bit, j in enumerate(high):
-            out |= ((c >> bit) & 1) << j
-        for j in low:
-            out |= ((lane >> inst.locs[j]) & 1) << j
-        return out
-
-    k = 1 << len(high)
-    if diagonal:
-        d = np.diagonal(m)
-        return np.array([np.where(met, d[index(c, lanes)], 1) for c in range(k)])
-    pats = simd.lane_patterns(sum(1 << inst.locs[j] for j in low))
-    entries = np.zeros((k, k * len(pats), len(lanes)), dtype=np.complex128)
-    for o in range(k):
-        for i in range(k):
-            for j, p in enumerate(pats):
-                value = m[index(o, lanes), index(i, lanes ^ p)]
-                entries[o, i * len(pats) + j] = np.where(
-                    met, value, 1.0 if (o == i and p == 0) else 0.0)
-    return entries
+    of = lanes.diagonal if diagonal else lanes.dense
+    return of(inst.matrix, inst.locs, inst.ctrl_locs, vals, w)
 
 
 _TEMPLATE = """
