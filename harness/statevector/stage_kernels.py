@@ -11,8 +11,9 @@ measured in the calling process, the cases, the peak and the bandwidths taken in
 round after round, so that a change of load on a shared machine moves them alike.
 
 The gates act on the state's top qubits, above the lanes of a register, as a circuit's
-wide gates mostly do: gates with a target among the lanes are the split layout's lane
-kernels, priced apart (docs/circuits.md).
+wide gates mostly do; a lane case (split layout only) gives each gate one or more targets
+among the lanes, the split layout's lane kernels, which the planner prices apart
+(docs/circuits.md).
 """
 
 import argparse
@@ -47,6 +48,7 @@ class Case(NamedTuple):
     layout: str
     precision: str
     level: str
+    lanes: bool = False  # every gate has a target among a register's lanes
 
 
 def qubits(level, dtype):
@@ -76,9 +78,23 @@ def stage(case, rng):
     dtype = np.dtype(case.precision)
     n = qubits(case.level, dtype)
     top = list(range(n - TOP, n))
-    stage_gates = [Instruction(case.kind, matrix(case.kind, case.k, rng), tuple(
-        int(q) for q in rng.choice(top, size=case.k, replace=False)))
-        for _ in range(GATES[case.level])]
+    # the split layout's lowest w qubits are a register's lanes; the staged has none
+    w = fused.program.run_bits(dtype) if case.layout == "split" else 0
+    if case.lanes and not w:
+        raise ValueError(f"the {case.layout} layout has no lane gates: lanes=True needs "
+                         "the split layout")
+
+    def targets():
+        if not case.lanes:
+            return rng.choice(top, size=case.k, replace=False)
+        on = int(rng.integers(1, min(case.k, w) + 1))  # how many among the lanes
+        return rng.permutation(np.concatenate([rng.choice(w, size=on, replace=False),
+                                               rng.choice(top, size=case.k - on,
+                                                          replace=False)]))
+
+    stage_gates = [Instruction(case.kind, matrix(case.kind, case.k, rng),
+                               tuple(int(q) for q in targets()))
+                   for _ in range(GATES[case.level])]
     # at most k qubits: gates merge only where their qubits are the same
     program = fused.Program(stage_gates, n, dtype, max_qubits=case.k, layout=case.layout)
     state = np.zeros(1 << n, dtype)
@@ -131,33 +147,38 @@ def table(results):
     level, each cell the share of the roofline (marked "mem" where the pass bounds it,
     not the FMA peak), empty for a case not measured."""
     columns = sorted({(c.layout, c.precision, c.level) for c in results})
-    rows = sorted({(c.kind, c.k) for c in results}, key=lambda r: (KINDS.index(r[0]), r[1]))
+    rows = sorted({(c.kind, c.k, c.lanes) for c in results},
+                  key=lambda r: (KINDS.index(r[0]), r[2], r[1]))
     lines = ["| gate | " + " | ".join(f"{lay} {p} {lev}" for lay, p, lev in columns) + " |",
              "|---|" + "--:|" * len(columns)]
-    for kind, k in rows:
+    for kind, k, on_lanes in rows:
         cells = []
         for lay, p, lev in columns:
-            if Case(kind, k, lay, p, lev) not in results:
+            if Case(kind, k, lay, p, lev, on_lanes) not in results:
                 cells.append("")
                 continue
-            seconds, roof, bound = results[Case(kind, k, lay, p, lev)]
+            seconds, roof, bound = results[Case(kind, k, lay, p, lev, on_lanes)]
             cells.append(f"{roof / seconds:.0%}" + ("" if bound == "compute" else " (mem)"))
-        lines.append(f"| {kind} {k} | " + " | ".join(cells) + " |")
+        lines.append(f"| {kind} {k}{' on lanes' if on_lanes else ''} | "
+                     + " | ".join(cells) + " |")
     return lines
 
 
 def main(argv=None):
     """``python -m harness.statevector.stage_kernels [--levels L1,L2] [--rounds R]``:
-    every case's share of its roofline, as a markdown table."""
+    every case's share of its roofline, as a markdown table (the split layout's lane
+    cases as rows of their own)."""
     parser = argparse.ArgumentParser(prog="python -m harness.statevector.stage_kernels")
     parser.add_argument("--levels", default=",".join(LEVELS))
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--rounds", type=int, default=7)
     opts = parser.parse_args(argv)
     threads.set_threads(1)
-    cases = [Case(kind, k, layout, p, level) for kind in opts.kinds.split(",")
+    # the lane cases where there are lanes: the split layout
+    cases = [Case(kind, k, layout, p, level, on_lanes) for kind in opts.kinds.split(",")
              for k in WIDTHS for layout in LAYOUTS for p in PRECISIONS
-             for level in opts.levels.split(",")]
+             for level in opts.levels.split(",")
+             for on_lanes in (False, True)[:1 + (layout == "split")]]
     print("\n".join(table(measure(cases, rounds=opts.rounds))))
     return 0
 

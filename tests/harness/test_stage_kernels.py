@@ -64,5 +64,24 @@ def test_the_command_prints_a_row_per_kind_and_width(capsys):
     assert stage_kernels.main(["--levels", "L1", "--kinds", "permutation", "--rounds", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].count("L1") == 4  # two layouts, two precisions
+    # the split layout's lane gates in rows of their own, empty in the staged columns
     assert [line.split(" | ")[0] for line in lines[2:]] == [
-        f"| permutation {k}" for k in stage_kernels.WIDTHS]
+        f"| permutation {k}" for k in stage_kernels.WIDTHS] + [
+        f"| permutation {k} on lanes" for k in stage_kernels.WIDTHS]
+    header, last = lines[0].split("|"), lines[-1].split("|")
+    staged = [j for j, c in enumerate(header) if "staged" in c]
+    assert len(staged) == 2 and all(last[j].strip() == "" for j in staged)
+    assert all("%" in last[j] for j, c in enumerate(header) if "split" in c)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_a_lane_case_gives_every_gate_a_target_among_the_lanes(dtype):
+    w = stage_kernels.fused.run_bits(dtype)
+    case = Case("dense", 3, "split", np.dtype(dtype).name, "L1", lanes=True)
+    program, _ = stage_kernels.stage(case, np.random.default_rng(2))
+    gates = [g for s in program.stages for g in s.gates]
+    assert gates and all(min(g.locs) < w and len(g.locs) == 3 for g in gates)
+    # some gate has targets above the lanes too, or none would run groups of runs
+    assert any(max(g.locs) >= w for g in gates)
+    with pytest.raises(ValueError, match="needs the split layout"):
+        stage_kernels.stage(case._replace(layout="staged"), np.random.default_rng(2))

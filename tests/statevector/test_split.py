@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernels.statevector import KERNELS, circuits, fused, gates, lanes, machine
+from kernels.statevector import KERNELS, circuits, fused, fusion, gates, lanes, machine
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.fused import split
 from kernels.statevector.states import random_state
@@ -40,6 +40,27 @@ def test_each_gate_shape_keeps_the_meaning(seed, single, k, n_ctrl, diagonal, ga
     got = program(state.copy())
     expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
     np.testing.assert_allclose(got, expected, atol=2e-5 if single else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_every_lane_gate_shape_keeps_the_meaning(dtype):
+    """Every set of lane targets with 0-3 targets above the lanes (up to 6 in all): the
+    lane kernel's paths (inputs in registers for one, two or four runs a group, through
+    the scratch for more) and its chains of partial sums, each against the reference."""
+    rng = np.random.default_rng(49)
+    w = fused.run_bits(dtype)
+    n = w + 4
+    for mask in range(1, 1 << w):
+        low = [q for q in range(w) if mask >> q & 1]
+        for h in range(min(3, fusion.MAX_QUBITS - len(low)) + 1):
+            locs = tuple(int(q) for q in rng.permutation(low + list(range(w, w + h))))
+            circuit = [Instruction("g", gates.random_unitary(len(locs), rng), locs)]
+            state = random_state(n, rng).astype(dtype)
+            got = fused.compile(circuit, n, dtype, max_qubits=len(locs),
+                                layout="split")(state.copy())
+            expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
+            np.testing.assert_allclose(got, expected, err_msg=f"lanes {mask:b}, {h} high",
+                                       atol=2e-5 if dtype == np.complex64 else 1e-12)
 
 
 @settings(max_examples=120, deadline=None)
