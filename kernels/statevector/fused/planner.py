@@ -31,6 +31,11 @@ CANDIDATES = (2, 3, 4, 5, 6)
 #: 128, 1.14x slower: a stage's gate price misses what a lane gate costs over a gate on
 #: high qubits (up to 2.4x), so these stay until the model prices lane gates. Three
 #: qubits measured again (1.09 and 0.52 ns, 2026-12-02) once that gate ran in registers.
+#: Pricing the lane gates apart was tried the same day (each width measured on and off
+#: the lanes: 1.14-1.61x up to five qubits, 2.1-2.4x at six) and did not pay: on QCBM,
+#: QFT, QV, random, Heisenberg and QAOA at 14 and 20 qubits, both precisions, the plans
+#: it chose took 0.87-1.18x the time, as often slower as faster (the greedy walk then
+#: declines joins that touch the lanes and leaves more, narrower gates).
 DEFAULT_GATE_SECONDS = {
     "complex128": {0: 0.75e-9, 1: 0.77e-9, 2: 0.63e-9, 3: 1.09e-9, 4: 2.40e-9, 5: 3.83e-9,
                    6: 9.2e-9},
