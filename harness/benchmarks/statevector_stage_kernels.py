@@ -1,7 +1,8 @@
 """The fused backend's stage kernels against their roofline (harness.statevector.
 stage_kernels): each kind of gate (dense, diagonal, permutation), width (1 to 4 qubits),
-layout and precision, on a state in each of the profile's memory levels
-(``stage_kernel_levels``), as the share of the roofline its time reaches. One setup
+layout and precision, off a register's lanes and (split layout) on them, on a state in
+each of the profile's memory levels (``stage_kernel_levels``), as the share of the
+roofline its time reaches. One setup
 measures every case, the FMA peak and the bandwidths side by side, round after round;
 each benchmark reads its case. The target (issue 49): 3- and 4-qubit kernels at 70% or
 more, in L1 and L2.
@@ -21,13 +22,23 @@ LEVELS = PROFILE.get("stage_kernel_levels", [])
 
 class StageKernels:
     params = (list(stage_kernels.KINDS), list(stage_kernels.WIDTHS), list(program.LAYOUTS),
-              list(PRECISIONS), LEVELS)
-    param_names = ["kind", "k", "layout", "precision", "level"]
+              list(PRECISIONS), LEVELS, [False, True])
+    param_names = ["kind", "k", "layout", "precision", "level", "lanes"]
     timeout = 1200
 
+    @staticmethod
+    def _cases(params):
+        # lanes only where there are lanes: the split layout
+        return [c for c in itertools.product(*params) if not (c[5] and c[2] != "split")]
+
     def setup_cache(self):
-        cases = [stage_kernels.Case(*c) for c in itertools.product(*self.params)]
-        return {tuple(case): row for case, row in stage_kernels.measure(cases).items()}
+        keys = self._cases(self.params)
+        measured = stage_kernels.measure([stage_kernels.Case(*c) for c in keys])
+        return {c: measured[stage_kernels.Case(*c)] for c in keys}
+
+    def setup(self, rows, *case):
+        if case not in rows:
+            raise NotImplementedError(f"the {case[2]} layout has no lane gates")
 
     def track_roofline_share(self, rows, *case):
         seconds, roof, _ = rows[case]
