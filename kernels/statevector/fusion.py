@@ -16,10 +16,15 @@ multiply-adds per amplitude, a diagonal one, and every gate costs one more pass 
 amplitudes (``pass_cost``, in the same unit); controls divide both by 2 each (only the
 matching amplitudes are touched), and a SWAP alone costs nothing (the fused backend
 relabels qubits instead). A gate joins when the joined block costs no more than the two
-apart. So three rotations on one qubit become one 2x2 and a CNOT joins the rotations
-next to it; a gate never joins a block it shares no qubit with, and the fused backend
-runs every gate on a chunk that sits in L2
-(:data:`L2_PASS_COST` says what a pass costs there).
+apart. So three rotations on one qubit become one 2x2 and a CNOT joins the rotations next
+to it; a gate never joins a block it shares no qubit with, and the fused backend runs
+every gate on a chunk that sits in L2 (:data:`L2_PASS_COST` says what a pass costs
+there).
+
+With ``multiplex`` (the fused backend, whose stages run a gate as its :func:`pieces`), a
+dense block costs what a gate on the qubits it mixes costs: a qubit that its gates only
+touch as a control or through a diagonal (an Ising coupling's ZZ) picks one of two
+independent gates on the rest, each over half the amplitudes.
 """
 
 from functools import reduce
@@ -42,14 +47,16 @@ MAX_QUBITS = 6
 L2_PASS_COST = 2.0
 
 
-def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None):
+def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None,
+         multiplex=False):
     """``instructions`` as a list of gates on at most ``max_qubits`` qubits each (targets
     and controls; 1..6), merged where the cost model says it pays. A gate that is wider
     than ``max_qubits`` on its own is kept as it is.
 
     ``prices``: where given, {m: the cost of one gate on m qubits} (m = 0: a diagonal
     gate), in any unit, replaces the model's 2**m + ``pass_cost`` (the fused backend's
-    planner passes what gates cost on this machine)."""
+    planner passes what gates cost on this machine). ``multiplex``: price a dense block
+    by the qubits it mixes (module docstring), for kernels that run its :func:`pieces`."""
     if isinstance(max_qubits, bool) or not isinstance(max_qubits, (int, np.integer)) \
             or not 1 <= max_qubits <= MAX_QUBITS:
         raise ValueError(f"max_qubits must be an integer from 1 to {MAX_QUBITS}, "
@@ -58,7 +65,7 @@ def fuse(instructions, max_qubits=2, *, pass_cost=L2_PASS_COST, prices=None):
         raise ValueError(f"pass_cost must be a number >= 0, got {pass_cost!r}")
     if prices is None:
         prices = model_prices(pass_cost)
-    units = [_Block([inst], prices) for inst in instructions]
+    units = [_Block([inst], prices, multiplex=multiplex) for inst in instructions]
     direct = _greedy(units, max_qubits)
     # one width at a time: the greedy walk decides a join on the next gate alone, so a
     # circuit of two-qubit unitaries written as CNOTs and rotations never grows a block
@@ -122,30 +129,80 @@ def is_swap(inst):
             and np.array_equal(np.asarray(inst.matrix), gates.SWAP))
 
 
+def mixed(matrix):
+    """The bits j of a gate's matrix indices that it mixes: those it is not block-diagonal
+    in (some nonzero entry joins a row and a column that differ in bit j)."""
+    nonzero = np.asarray(matrix) != 0
+    index = np.arange(nonzero.shape[0])
+    differ = index[:, None] ^ index[None, :]
+    return tuple(j for j in range(nonzero.shape[0].bit_length() - 1)
+                 if np.any(nonzero & (differ >> j & 1).astype(bool)))
+
+
+def pieces(inst, keep=()):
+    """``inst`` as the gates it is made of where it does not mix a target (:func:`mixed`):
+    for each value v of those targets, the gate on the others with them as controls = v
+    (its block of the matrix), the pieces that are the identity left out. Each piece
+    touches its share of the amplitudes only, so a 3-qubit block of a ZZ coupling and a
+    rotation costs two 2-qubit gates over half the state each. Targets in ``keep`` stay
+    targets (the split layout's lanes, whose kernels take a control at full price). A
+    gate that mixes all its targets, or none of them (a diagonal), is itself."""
+    mixes = mixed(inst.matrix)
+    quiet = [j for j in range(len(inst.locs)) if j not in mixes and inst.locs[j] not in keep]
+    if not quiet or not mixes:
+        return [inst]
+    rest = [j for j in range(len(inst.locs)) if j not in quiet]
+    m = np.asarray(inst.matrix)
+    sub = np.array([deposit(r, rest) for r in range(1 << len(rest))])
+    out = []
+    vals = tuple(inst.ctrl_vals or (1,) * len(inst.ctrl_locs))
+    for v in range(1 << len(quiet)):
+        at = deposit(v, quiet) | sub
+        block = m[np.ix_(at, at)]
+        if np.array_equal(block, np.eye(len(at))):
+            continue
+        out.append(Instruction(inst.name, block, tuple(inst.locs[j] for j in rest),
+                               tuple(inst.ctrl_locs) + tuple(inst.locs[j] for j in quiet),
+                               vals + tuple(v >> b & 1 for b in range(len(quiet)))))
+    return out
+
+
 class _Block:
-    def __init__(self, gates, prices, qubits=None, diagonal=None):
-        self.gates, self.prices = gates, prices
+    def __init__(self, gates, prices, qubits=None, diagonal=None, quiet=None,
+                 multiplex=False):
+        self.gates, self.prices, self.multiplex = gates, prices, multiplex
         # qubits in the order they first appear: the fused gate's locs
         self.order = qubits if qubits is not None else list(dict.fromkeys(span(gates[0])))
         self.qubits = set(self.order)
         self.diagonal = is_diagonal(gates[0]) if diagonal is None else diagonal
         self.swap = len(gates) == 1 and is_swap(gates[0])  # once, not per cost()
+        if quiet is None and multiplex:  # the qubits it does not mix: its controls and
+            # the targets it is block-diagonal in
+            g = gates[0]
+            mixes = mixed(g.matrix)
+            quiet = set(g.ctrl_locs) | {q for j, q in enumerate(g.locs) if j not in mixes}
+        self.quiet = quiet or set()
 
     def joined(self, other):
-        """This block with the gates of ``other`` after it (its diagonal check reused)."""
+        """This block with the gates of ``other`` after it (its diagonal check reused). A
+        product of gates that do not mix a qubit does not mix it either."""
         order = self.order + [q for q in other.order if q not in self.qubits]
+        quiet = {q for q in order if (q not in self.qubits or q in self.quiet)
+                 and (q not in other.qubits or q in other.quiet)}
         return _Block(self.gates + other.gates, self.prices, order,
-                      self.diagonal and other.diagonal)
+                      self.diagonal and other.diagonal, quiet, self.multiplex)
 
     def cost(self):
         if len(self.gates) == 1:
             g = self.gates[0]
             if self.swap:
                 return 0.0
-            return self.prices[0 if self.diagonal else len(g.locs)] / (1 << len(g.ctrl_locs))
+            # as pieces (multiplex): its mixed targets, each piece over its share
+            k = len(g.locs) - len(self.quiet.difference(g.ctrl_locs))
+            return self.prices[0 if self.diagonal else k] / (1 << len(g.ctrl_locs))
         if self.diagonal:  # a diagonal gate is diagonal once merged: named so
             return self.prices[0]
-        return self.prices[len(self.order)]
+        return self.prices[len(self.order) - len(self.quiet)]
 
     def instruction(self):
         if len(self.gates) == 1:

@@ -25,10 +25,13 @@ def patterns(mask):
     return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
 
 
-def dense(matrix, locs, ctrl_locs, ctrl_vals, w):
+def dense(matrix, locs, ctrl_locs, ctrl_vals, w, mask=None):
     """e[o, i * P + p, l] (module docstring), complex128, for the gate ``matrix`` on
-    ``locs`` with controls ``ctrl_locs`` = ``ctrl_vals``."""
-    rows, cols, met, identity = _indices(tuple(locs), tuple(ctrl_locs), tuple(ctrl_vals), w)
+    ``locs`` with controls ``ctrl_locs`` = ``ctrl_vals``. ``mask``: the lane targets
+    whose patterns are taken (default all; a lane target the gate does not mix,
+    :func:`..fusion.mixed`, needs none: its patterns' entries are all zero)."""
+    rows, cols, met, identity = _indices(tuple(locs), tuple(ctrl_locs), tuple(ctrl_vals), w,
+                                         mask)
     return np.where(met, np.asarray(matrix, dtype=np.complex128)[rows, cols], identity)
 
 
@@ -41,13 +44,13 @@ def diagonal(matrix, locs, ctrl_locs, ctrl_vals, w):
 
 
 @lru_cache(maxsize=4096)
-def _indices(locs, ctrl_locs, ctrl_vals, w):
+def _indices(locs, ctrl_locs, ctrl_vals, w, mask=None):
     """(rows, cols, met, identity), arrays over (output vector, term, lane): the matrix
     row of (o, lane), the column of (i, lane ^ p), whether the lane's controls below w
     are met, the identity's entry. Cached: circuits repeat gates, and the plain kernel
     call plans on every call."""
     lanes = np.arange(1 << w)
-    pats = np.array(patterns(sum(1 << q for q in locs if q < w)))
+    pats = np.array(patterns(sum(1 << q for q in locs if q < w) if mask is None else mask))
     high = [j for j, q in enumerate(locs) if q >= w]
     count = 1 << len(high)
     met = np.ones(lanes.size, dtype=bool)

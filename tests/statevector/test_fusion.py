@@ -18,14 +18,17 @@ from kernels.statevector.fused import planner
 from kernels.statevector.fused import program as fused_program
 from kernels.statevector.states import random_state
 
+from .structured import multiplexed
+
 REFERENCE = KERNELS["loop"]
 DIAGONALS = ("Rz", "phase", "T", "S", "Z")
 
 
 def random_gates(n, rng, count):
-    """Dense gates on 1-3 qubits (some controlled, on 0 or 1) mixed with runs of
-    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases) and SWAPs (plain, the
-    fused backend relabels them, and controlled), on random qubits."""
+    """Dense gates on 1-3 qubits (some controlled, on 0 or 1, some that do not mix one
+    or more of their targets: fusion.pieces) mixed with runs of diagonal ones (Rz, phase,
+    T, S, Z, CZ, controlled phases) and SWAPs (plain, the fused backend relabels them,
+    and controlled), on random qubits."""
     out = []
     while len(out) < count:
         if n > 1 and rng.random() < 0.15:
@@ -46,6 +49,9 @@ def random_gates(n, rng, count):
         n_ctrl = int(rng.integers(0, min(2, n - k) + 1))
         qubits = rng.permutation(n)[:k + n_ctrl].tolist()
         matrix = gates.random_unitary(k, rng)
+        if k > 1 and rng.random() < 0.3:
+            quiet = [int(j) for j in rng.permutation(k)[:int(rng.integers(1, k))]]
+            matrix = multiplexed(k, quiet, rng, identity=0.3)
         vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
         out.append(Instruction("dense", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals))
     return out
@@ -211,6 +217,76 @@ def test_two_qubit_unitaries_written_as_cnots_fuse_to_three_qubits(rng):
     state = random_state(n, rng)
     np.testing.assert_allclose(circuits.run(REFERENCE, state.copy(), at3),
                                unfused(circuit, state), atol=1e-12)
+
+
+def test_what_a_gate_mixes_is_read_from_its_matrix(rng):
+    """CNOT (control bit 1) mixes its target bit only, a ZZ coupling nothing, Rx on bit
+    0 of two only bit 0; a random unitary every bit, a multiplexed one all but its quiet
+    bits."""
+    assert fusion.mixed(gates.CNOT) == (0,)  # locs (target, control)
+    assert fusion.mixed(np.diag(np.exp(1j * np.array([1, -1, -1, 1])))) == ()
+    assert fusion.mixed(np.kron(np.eye(2), gates.Rx(0.4))) == (0,)
+    assert fusion.mixed(gates.random_unitary(3, rng)) == (0, 1, 2)
+    assert fusion.mixed(multiplexed(4, [1, 3], rng)) == (0, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 5), n_ctrl=st.integers(0, 2),
+       keep=st.integers(0, 2))
+def test_a_gate_runs_as_its_pieces(seed, k, n_ctrl, keep):
+    """A gate that does not mix some of its targets = its pieces, one after another: a
+    gate on the rest per value of those, with them as controls, the identity ones left
+    out; targets in ``keep`` stay targets; a gate that mixes every target (or none) is
+    itself."""
+    rng = np.random.default_rng(seed)
+    n = k + n_ctrl + 1
+    quiet = [int(j) for j in rng.permutation(k)[:int(rng.integers(1, k))]]
+    qubits = [int(q) for q in rng.permutation(n)[:k + n_ctrl]]
+    vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
+    inst = Instruction("g", multiplexed(k, quiet, rng, identity=0.3), tuple(qubits[:k]),
+                       tuple(qubits[k:]), vals)
+    kept = set(rng.permutation(qubits[:k])[:keep].tolist())
+    out = fusion.pieces(inst, keep=kept)
+    state = random_state(n, rng)
+    np.testing.assert_allclose(circuits.run(REFERENCE, state.copy(), out),
+                               unfused([inst], state), atol=1e-12)
+    mixes = fusion.mixed(inst.matrix)  # all of the rest, unless every block is 1
+    assert set(mixes) <= set(range(k)) - set(quiet)
+    split_off = {qubits[j] for j in range(k) if j not in mixes} - kept
+    if mixes and split_off:
+        assert 1 <= len(out) <= 1 << len(split_off)
+        for piece in out:
+            assert set(piece.ctrl_locs) == set(qubits[k:]) | split_off
+            assert set(piece.locs) == set(qubits[:k]) - split_off
+            assert not np.array_equal(piece.matrix, np.eye(len(piece.matrix)))
+    else:
+        assert out == [inst]
+    dense = Instruction("g", gates.random_unitary(k, rng), tuple(qubits[:k]))
+    assert fusion.pieces(dense) == [dense]
+
+
+def test_multiplexed_blocks_are_priced_by_the_qubits_they_mix():
+    """Two ZZ couplings and an Rx on their shared qubit: a 3-qubit block that mixes one
+    qubit. With ``multiplex`` it costs a one-qubit gate, and the walk joins it whole; it
+    runs as four pieces (one per value of the outer two qubits), and the fused backend's
+    plan keeps the meaning."""
+    zz = np.diag(np.exp(0.3j * np.array([1, -1, -1, 1])))
+    circuit = [Instruction("rzz", zz, (0, 1)), Instruction("rzz", zz, (1, 2)),
+               circuits.gate("Rx", 1, theta=0.7)]
+    prices = {m: float(1 << m) + 2 for m in range(fusion.MAX_QUBITS + 1)}
+    (block,) = fusion.fuse(circuit, 3, prices=prices, multiplex=True)
+    assert sorted(block.locs) == [0, 1, 2] and fusion.mixed(block.matrix) == (
+        block.locs.index(1),)
+    assert len(fusion.pieces(block)) == 4
+    assert all(p.locs == (1,) and sorted(p.ctrl_locs) == [0, 2] for p in fusion.pieces(block))
+    # without it, the block is priced as a dense 3-qubit gate (10 > 3 + 3 + 4)
+    assert len(fusion.fuse(circuit, 3, prices=prices)) > 1
+    state = random_state(5, np.random.default_rng(3))
+    for layout in fused_program.LAYOUTS:
+        for dtype, tol in ((np.complex128, 1e-12), (np.complex64, 2e-5)):
+            program = fused.compile(circuit, 5, dtype, layout=layout)
+            np.testing.assert_allclose(program(state.astype(dtype)), unfused(circuit, state),
+                                       atol=tol)
 
 
 @pytest.mark.parametrize("bad", [0, 7, 2.5, True, "2", None])

@@ -13,6 +13,8 @@ from kernels.statevector.circuits import Instruction
 from kernels.statevector.fused import split
 from kernels.statevector.states import random_state
 
+from .structured import multiplexed
+
 REFERENCE = KERNELS["loop"]
 
 
@@ -61,6 +63,31 @@ def test_every_lane_gate_shape_keeps_the_meaning(dtype):
             expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
             np.testing.assert_allclose(got, expected, err_msg=f"lanes {mask:b}, {h} high",
                                        atol=2e-5 if dtype == np.complex64 else 1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), single=st.booleans(), k=st.integers(2, 5))
+def test_a_gate_that_does_not_mix_a_target_keeps_the_meaning(seed, single, k):
+    """A gate that does not mix some of its targets (fusion.mixed), on qubits among the
+    lanes and above them: above, those targets become its pieces' controls (a row per
+    piece); among the lanes they stay targets, and the lane kernel takes only the
+    patterns of the lane targets it mixes."""
+    rng = np.random.default_rng(seed)
+    dtype = np.complex64 if single else np.complex128
+    w, n = fused.run_bits(dtype), fused.run_bits(dtype) + 4
+    locs = tuple(int(q) for q in rng.permutation(n)[:k])
+    quiet = [int(j) for j in rng.permutation(k)[:int(rng.integers(1, k))]]
+    inst = Instruction("g", multiplexed(k, quiet, rng), locs)
+    state = random_state(n, rng).astype(dtype)
+    program = fused.compile([inst], n, dtype, max_qubits=k, layout="split")
+    np.testing.assert_allclose(program(state.copy()),
+                               circuits.run(REFERENCE, state.astype(np.complex128), [inst]),
+                               atol=2e-5 if single else 1e-12)
+    (ops,) = [s.ops for s in program.stages]
+    high_quiet = [locs[j] for j in quiet if locs[j] >= w]
+    assert len(ops) == 1 << len(high_quiet)
+    mixing_lanes = sum(1 << locs[j] for j in range(k) if j not in quiet and locs[j] < w)
+    assert all(row[7] == mixing_lanes for row in ops)
 
 
 @settings(max_examples=120, deadline=None)

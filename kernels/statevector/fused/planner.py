@@ -14,7 +14,7 @@ the project machine, stand in.
 
 import numpy as np
 
-from .. import roofline, tuning
+from .. import fusion, roofline, tuning
 from ..machine import level_of
 from . import stages
 
@@ -59,8 +59,10 @@ def prices(precision):
 
 
 def gate_seconds(inst, precision):
-    """Seconds per amplitude of the state that ``inst`` takes in a fused stage."""
-    k = 0 if stages.is_diagonal(inst) else len(inst.locs)
+    """Seconds per amplitude of the state that ``inst`` takes in a fused stage: as its
+    pieces (:func:`fusion.pieces`), a gate on the targets it mixes, each piece over its
+    share of the state."""
+    k = 0 if stages.is_diagonal(inst) else len(fusion.mixed(inst.matrix))
     return prices(precision)[k] / (1 << len(inst.ctrl_locs))
 
 

@@ -235,12 +235,14 @@ class Program:
             raise ValueError(f"the split layout needs at least {w} qubits in {dtype} "
                              f"(one register of amplitudes), got n = {self.n}")
         layouts = (layout or default_layout(self.n, dtype),)
-        # merges weighed by what gates cost on this machine
+        # merges weighed by what gates cost on this machine, a block by the qubits it
+        # mixes: the stages run it as its pieces (fusion.pieces)
         priced = planner.prices(dtype.name)
         plans = []
         for k in widths:
-            within = lambda gates, k=k: fusion.fuse(gates, k, prices=priced)  # noqa: E731
-            before = fusion.fuse(instructions, k, prices=priced)
+            within = lambda gates, k=k: fusion.fuse(  # noqa: E731
+                gates, k, prices=priced, multiplex=True)
+            before = fusion.fuse(instructions, k, prices=priced, multiplex=True)
             for x in layouts:
                 cut = stages.plan if x == "staged" else split.plan
                 extra = {"itemsize": dtype.itemsize} if x == "split" else {}

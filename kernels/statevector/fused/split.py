@@ -32,7 +32,7 @@ import numpy as np
 from .. import lanes, machine
 from ..bits import bcomspace
 from ..codegen import sources
-from ..fusion import is_diagonal, span
+from ..fusion import is_diagonal, mixed, pieces, span
 from . import simd, stages
 
 #: Columns of an op row: kind, K (the runs of a group; a MOVE's cycles), matrix offset
@@ -114,7 +114,10 @@ def step(gates, n, w, local, share=1.0, chunked=True):
     chunk = sum(1 << run_bit(q, w) for q in local)
     rows, offs, mats = [], [], []
     used = 0  # floats of the matrix so far
-    for inst in gates:
+    # a gate as its pieces where it does not mix a target above the lanes (each piece
+    # over its share of the runs); one it does not mix among the lanes keeps it, its
+    # patterns left out of the lane kernel (lane_mask below)
+    for inst in (p for g in gates for p in pieces(g, keep=range(w))):
         # plain ints: the bit arithmetic below (and the lane masks' bit_length) is on
         # Python ints, whatever integers a caller's locs hold
         inst = inst._replace(locs=tuple(int(q) for q in inst.locs),
@@ -130,7 +133,8 @@ def step(gates, n, w, local, share=1.0, chunked=True):
         diagonal = is_diagonal(inst)
         in_lanes = len(hi_t) < len(inst.locs) or len(hi_c) < len(inst.ctrl_locs)
         m = np.asarray(inst.matrix, dtype=np.complex128)
-        lane_mask = sum(1 << q for q in inst.locs if q < w)
+        mixes = mixed(m)
+        lane_mask = sum(1 << q for j, q in enumerate(inst.locs) if q < w and j in mixes)
         k = 1 << len(hi_t)
         places = bcomspace(0, [run_bit(q, w) for q in hi_t])
         if not in_lanes and not diagonal and is_permutation(m):
@@ -143,7 +147,7 @@ def step(gates, n, w, local, share=1.0, chunked=True):
             entries = np.diagonal(m) if diagonal else m.ravel()
         else:
             kind = DIAGONAL_LANES if diagonal else LANE
-            entries = lane_matrix(inst, w, diagonal).ravel()
+            entries = lane_matrix(inst, w, diagonal, lane_mask).ravel()
         rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
                      1 << bin(free).count("1"), lane_mask])
         offs.append(places)
@@ -186,7 +190,7 @@ def _joined(parts):
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def lane_matrix(inst, w, diagonal):
+def lane_matrix(inst, w, diagonal, mask=None):
     """The per-lane entries of a gate that touches lane qubits (below w): for its K =
     2**h runs (h high targets) and each lane l < R = 2**w, the matrix entries that lane
     needs, as vectors over the lanes.
@@ -195,10 +199,12 @@ def lane_matrix(inst, w, diagonal):
     patterns p_j the subsets of its t lane targets' bits (:func:`lanes.patterns`):
     lane l of output run o is the sum of these times lane l ^ p_j of input run i.
     Diagonal: entries[c, l] = U[row(c, l), row(c, l)]. A lane whose lane controls are
-    not met gets the identity's entries (1 for o = i and p = 0, else 0)."""
+    not met gets the identity's entries (1 for o = i and p = 0, else 0). ``mask``: the
+    lane targets whose patterns are taken (:func:`lanes.dense`; default all)."""
     vals = inst.ctrl_vals or (1,) * len(inst.ctrl_locs)
-    of = lanes.diagonal if diagonal else lanes.dense
-    return of(inst.matrix, inst.locs, inst.ctrl_locs, vals, w)
+    if diagonal:
+        return lanes.diagonal(inst.matrix, inst.locs, inst.ctrl_locs, vals, w)
+    return lanes.dense(inst.matrix, inst.locs, inst.ctrl_locs, vals, w, mask)
 
 
 _TEMPLATE = """

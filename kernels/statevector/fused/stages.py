@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..bits import bcomspace
-from ..fusion import is_diagonal, is_swap, span
+from ..fusion import is_diagonal, is_swap, pieces, span
 
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
@@ -154,7 +154,9 @@ def stage(gates, n, b, w, active, moved=None):
     bit = {q: j for j, q in enumerate(local)}
     outer = np.array([q for q in range(n) if q not in bit], dtype=np.int64)
     rows, offs, mats = [], [], []
-    for inst in gates:
+    # a gate as its pieces where it does not mix a target, each over its share of the
+    # runs (fusion.pieces)
+    for inst in (p for g in gates for p in pieces(g)):
         targets = [bit[q] - w for q in inst.locs]
         ctrls = [bit[q] - w for q in inst.ctrl_locs]
         vals = inst.ctrl_vals or (1,) * len(ctrls)
