@@ -118,7 +118,11 @@ def span(inst):
 
 
 def is_diagonal(inst):
-    m = np.asarray(inst.matrix)
+    return is_diagonal_matrix(inst.matrix)
+
+
+def is_diagonal_matrix(matrix):
+    m = np.asarray(matrix)
     return not np.any(m - np.diag(np.diagonal(m)))
 
 
@@ -165,6 +169,57 @@ def pieces(inst, keep=()):
                                tuple(inst.ctrl_locs) + tuple(inst.locs[j] for j in quiet),
                                vals + tuple(v >> b & 1 for b in range(len(quiet)))))
     return out
+
+
+#: A gate runs as its sectors (:func:`sectors`) only where their products take at most
+#: this share of the dense product's multiply-adds: each sector is one more sweep over
+#: its runs, and the planner prices the gate as dense.
+SECTOR_SHARE = 0.6
+
+
+def sectors(matrix):
+    """The independent blocks of a gate's matrix, each a gate of its own on some of its
+    indices: [(indices, block)], the indices a power of two in number (a block padded
+    with indices of others, whose rows and columns in it are the identity's), the
+    one-index blocks together (a diagonal). A Heisenberg coupling's 3-qubit product
+    keeps the count of up spins: blocks of 1, 3, 3 and 1, run as a diagonal on two
+    indices and two 4-index products, 34 multiply-adds a group where the dense
+    product takes 64. None where there is one block, or their products would take
+    more than :data:`SECTOR_SHARE` of the dense one's."""
+    m = np.asarray(matrix)
+    size = len(m)
+    linked = (m != 0) | (m.T != 0)
+    label = [-1] * size
+    for start in range(size):  # connected components of the nonzero entries
+        if label[start] < 0:
+            label[start], todo = start, [start]
+            while todo:
+                i = todo.pop()
+                for j in np.flatnonzero(linked[i]):
+                    if label[j] < 0:
+                        label[j] = start
+                        todo.append(int(j))
+    groups = {}
+    for i, c in enumerate(label):
+        groups.setdefault(c, []).append(i)
+    blocks = [g for g in groups.values() if len(g) > 1]
+    single = [g[0] for g in groups.values() if len(g) == 1]
+    if single:
+        blocks.append(single)
+    if len(blocks) < 2:
+        return None
+    out, work = [], 0
+    for block in blocks:
+        width = 1 << (len(block) - 1).bit_length()
+        pad = [i for i in range(size) if i not in block][:width - len(block)]
+        at = np.array(block + pad)
+        sub = m[np.ix_(at, at)].astype(np.complex128)
+        sub[len(block):, :] = 0
+        sub[:, len(block):] = 0
+        sub[range(len(block), width), range(len(block), width)] = 1
+        out.append((at, sub))
+        work += width if block is single else width * width
+    return out if work <= SECTOR_SHARE * size * size else None
 
 
 class _Block:

@@ -19,3 +19,20 @@ def multiplexed(k, quiet, rng, identity=0.0):
               for r in range(1 << len(rest))]
         m[np.ix_(at, at)] = u
     return m
+
+
+def conserving(k, rng):
+    """A k-qubit unitary that keeps the count of ones (a Heisenberg coupling's product
+    keeps the count of up spins): an independent random unitary on each count's indices,
+    so that its matrix falls apart into sectors of 1, k, ..., k, 1 indices."""
+    m = np.zeros((1 << k, 1 << k), dtype=complex)
+    for ones in range(k + 1):
+        at = [i for i in range(1 << k) if bin(i).count("1") == ones]
+        m[np.ix_(at, at)] = _unitary(len(at), rng)
+    return m
+
+
+def _unitary(size, rng):
+    """A random size x size unitary (any size, not only a power of two)."""
+    q, r = np.linalg.qr(rng.normal(size=(size, size)) + 1j * rng.normal(size=(size, size)))
+    return q * (np.diagonal(r) / np.abs(np.diagonal(r)))

@@ -18,7 +18,7 @@ from kernels.statevector.fused import planner
 from kernels.statevector.fused import program as fused_program
 from kernels.statevector.states import random_state
 
-from .structured import multiplexed
+from .structured import conserving, multiplexed
 
 REFERENCE = KERNELS["loop"]
 DIAGONALS = ("Rz", "phase", "T", "S", "Z")
@@ -26,7 +26,8 @@ DIAGONALS = ("Rz", "phase", "T", "S", "Z")
 
 def random_gates(n, rng, count):
     """Dense gates on 1-3 qubits (some controlled, on 0 or 1, some that do not mix one
-    or more of their targets: fusion.pieces) mixed with runs of diagonal ones (Rz, phase,
+    or more of their targets, fusion.pieces, some whose matrix falls apart into sectors,
+    fusion.sectors) mixed with runs of diagonal ones (Rz, phase,
     T, S, Z, CZ, controlled phases) and SWAPs (plain, the fused backend relabels them,
     and controlled), on random qubits."""
     out = []
@@ -52,6 +53,8 @@ def random_gates(n, rng, count):
         if k > 1 and rng.random() < 0.3:
             quiet = [int(j) for j in rng.permutation(k)[:int(rng.integers(1, k))]]
             matrix = multiplexed(k, quiet, rng, identity=0.3)
+        elif k > 2 and rng.random() < 0.3:
+            matrix = conserving(k, rng)
         vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
         out.append(Instruction("dense", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals))
     return out
@@ -286,6 +289,50 @@ def test_multiplexed_blocks_are_priced_by_the_qubits_they_mix():
         for dtype, tol in ((np.complex128, 1e-12), (np.complex64, 2e-5)):
             program = fused.compile(circuit, 5, dtype, layout=layout)
             np.testing.assert_allclose(program(state.astype(dtype)), unfused(circuit, state),
+                                       atol=tol)
+
+
+@pytest.mark.parametrize("k", [3, 4, 6])
+def test_a_matrix_falls_apart_into_its_sectors(k, rng):
+    """A unitary that keeps the count of ones: its sectors, each padded to a power of two
+    with the identity's rows, the one-index sectors together as a diagonal; their product
+    (each acting on its indices) is the matrix. A random unitary, and a product that
+    would cost more than SECTOR_SHARE of the dense one (five qubits: sectors of 1, 5,
+    10, 10, 5, 1 padded to 8 and 16, 0.63), have none."""
+    m = conserving(k, rng)
+    parts = fusion.sectors(m)
+    assert parts is not None
+    product = np.eye(1 << k, dtype=complex)
+    for at, sub in parts:
+        assert len(at) & (len(at) - 1) == 0 and len(set(at.tolist())) == len(at)
+        full = np.eye(1 << k, dtype=complex)
+        full[np.ix_(at, at)] = sub
+        product = full @ product
+    np.testing.assert_allclose(product, m, atol=1e-14)
+    assert fusion.is_diagonal_matrix(parts[-1][1])  # the two one-index sectors
+    assert fusion.sectors(gates.random_unitary(k, rng)) is None
+    # two sectors of half the indices each: 2 * (K/2)**2 = K**2 / 2 <= 0.6 K**2
+    assert fusion.sectors(multiplexed(3, [2], rng)) is not None
+    # one of K - 1 indices (padded to K) and one of 1: more than the share
+    almost = np.zeros((8, 8), dtype=complex)
+    almost[:7, :7] = gates.random_unitary(3, rng)[:7, :7]
+    almost[7, 7] = 1
+    assert fusion.sectors(almost) is None
+    assert fusion.sectors(conserving(5, rng)) is None
+
+
+def test_sectors_run_as_ops_of_their_own(rng):
+    """A conserving 3-qubit gate on high qubits: one op per sector in both layouts (a
+    diagonal on its two one-index sectors, two 4-run products), and the meaning kept."""
+    n, gate = 9, Instruction("xxz", conserving(3, rng), (8, 5, 6))
+    state = random_state(n, rng)
+    for layout in fused_program.LAYOUTS:
+        for dtype, tol in ((np.complex128, 1e-12), (np.complex64, 2e-5)):
+            program = fused.compile([gate], n, dtype, layout=layout)
+            (stage,) = program.stages
+            assert [int(row[1]) for row in stage.ops] == (
+                [4, 4, 2] if layout == "split" else [2, 2, 1])
+            np.testing.assert_allclose(program(state.astype(dtype)), unfused([gate], state),
                                        atol=tol)
 
 

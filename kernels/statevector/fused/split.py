@@ -32,7 +32,7 @@ import numpy as np
 from .. import lanes, machine
 from ..bits import bcomspace
 from ..codegen import sources
-from ..fusion import is_diagonal, mixed, pieces, span
+from ..fusion import is_diagonal, is_diagonal_matrix, mixed, pieces, sectors, span
 from . import simd, stages
 
 #: Columns of an op row: kind, K (the runs of a group; a MOVE's cycles), matrix offset
@@ -116,7 +116,8 @@ def step(gates, n, w, local, share=1.0, chunked=True):
     used = 0  # floats of the matrix so far
     # a gate as its pieces where it does not mix a target above the lanes (each piece
     # over its share of the runs); one it does not mix among the lanes keeps it, its
-    # patterns left out of the lane kernel (lane_mask below)
+    # patterns left out of the lane kernel (lane_mask below); a gate on high qubits
+    # whose matrix falls apart into sectors as one op per sector
     for inst in (p for g in gates for p in pieces(g, keep=range(w))):
         # plain ints: the bit arithmetic below (and the lane masks' bit_length) is on
         # Python ints, whatever integers a caller's locs hold
@@ -137,6 +138,7 @@ def step(gates, n, w, local, share=1.0, chunked=True):
         lane_mask = sum(1 << q for j, q in enumerate(inst.locs) if q < w and j in mixes)
         k = 1 << len(hi_t)
         places = bcomspace(0, [run_bit(q, w) for q in hi_t])
+        parts = None  # the ops of a gate on high qubits that runs as its sectors
         if not in_lanes and not diagonal and is_permutation(m):
             # moves, no arithmetic: K is the count of cycles, offs their table
             kind, entries = MOVE, np.zeros(0, np.complex128)
@@ -145,14 +147,20 @@ def step(gates, n, w, local, share=1.0, chunked=True):
         elif not in_lanes:
             kind = DIAGONAL if diagonal else DENSE
             entries = np.diagonal(m) if diagonal else m.ravel()
+            parts = None if diagonal else sectors(m)
         else:
             kind = DIAGONAL_LANES if diagonal else LANE
             entries = lane_matrix(inst, w, diagonal, lane_mask).ravel()
-        rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
-                     1 << bin(free).count("1"), lane_mask])
-        offs.append(places)
-        mats.append(entries)
-        used += len(entries)
+        # a gate's sectors: each a gate on some of its runs (fusion.sectors)
+        ops = [(kind, k, entries, places)] if parts is None else [
+            (DIAGONAL, len(at), np.diagonal(sub), places[at]) if is_diagonal_matrix(sub)
+            else (DENSE, len(at), sub.ravel(), places[at]) for at, sub in parts]
+        for kind, k, entries, places in ops:
+            rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
+                         1 << bin(free).count("1"), lane_mask])
+            offs.append(places)
+            mats.append(entries)
+            used += len(entries)
     return Step(tuple(gates), outer, np.array(rows, dtype=np.int64).reshape(-1, OP_COLUMNS),
                 _joined(offs),
                 np.concatenate(mats) if mats else np.zeros(0, np.complex128), share, chunked)

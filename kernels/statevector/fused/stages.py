@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..bits import bcomspace
-from ..fusion import is_diagonal, is_swap, pieces, span
+from ..fusion import is_diagonal, is_diagonal_matrix, is_swap, pieces, sectors, span
 
 #: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
@@ -155,19 +155,26 @@ def stage(gates, n, b, w, active, moved=None):
     outer = np.array([q for q in range(n) if q not in bit], dtype=np.int64)
     rows, offs, mats = [], [], []
     # a gate as its pieces where it does not mix a target, each over its share of the
-    # runs (fusion.pieces)
+    # runs (fusion.pieces), and each piece as its sectors where it has them
     for inst in (p for g in gates for p in pieces(g)):
         targets = [bit[q] - w for q in inst.locs]
         ctrls = [bit[q] - w for q in inst.ctrl_locs]
         vals = inst.ctrl_vals or (1,) * len(ctrls)
         diagonal = is_diagonal(inst)
         m = np.asarray(inst.matrix, dtype=np.complex128)
-        row = [DIAGONAL if diagonal else DENSE, len(targets), sum(len(x) for x in mats),
-               sum(len(x) for x in offs), sum(v << c for c, v in zip(ctrls, vals)),
-               len(targets) + len(ctrls)] + sorted(targets + ctrls)
-        rows.append(row)
-        offs.append(bcomspace(b - w, targets))
-        mats.append(np.diagonal(m) if diagonal else m.ravel())
+        places = bcomspace(b - w, targets)
+        parts = None if diagonal else sectors(m)
+        # a gate whose matrix falls apart into sectors: an op per sector, on its runs
+        ops = [(diagonal, m, places)] if parts is None else [
+            (is_diagonal_matrix(sub), sub, places[at]) for at, sub in parts]
+        for diagonal, m, places in ops:
+            row = [DIAGONAL if diagonal else DENSE, len(places).bit_length() - 1,
+                   sum(len(x) for x in mats), sum(len(x) for x in offs),
+                   sum(v << c for c, v in zip(ctrls, vals)),
+                   len(targets) + len(ctrls)] + sorted(targets + ctrls)
+            rows.append(row)
+            offs.append(places)
+            mats.append(np.diagonal(m) if diagonal else m.ravel())
     width = OP_HEAD + max((r[5] for r in rows), default=0)
     ops = np.zeros((len(rows), width), dtype=np.int64)
     for k, r in enumerate(rows):
