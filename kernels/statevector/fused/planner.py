@@ -2,10 +2,10 @@
 and, for each width, whether to fuse before or after the cut into stages, priced in
 seconds by a model whose constants are this machine's.
 
-A plan's price is the sum of its gates' and its passes' times. A dense k-qubit gate in a
-stage costs ``gate_seconds(k)`` per amplitude (its 2**k multiply-adds and its sweep of
-the chunk in L2, as the kernels run them: a one- or two-qubit gate in registers, wider
-ones through a scratch copy), a diagonal one ``gate_seconds(0)``, a control halves it;
+A plan's price is the sum of its gates' and its passes' times. A dense gate that mixes k
+qubits (:func:`fusion.mixed`; the stages run it as its pieces) costs ``prices(...)[k]``
+per amplitude (its 2**k multiply-adds and its sweep of the chunk in L2, as the kernels
+run them), a diagonal one ``prices(...)[0]``, a control halves it;
 every step is one pass over the whole state, read and written at the in-place bandwidth
 of the level the state sits in. ``python -m harness tune`` measures these constants on
 this machine (kernels.statevector.tuning); without it the defaults below, measured on
