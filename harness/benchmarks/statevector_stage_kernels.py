@@ -26,13 +26,10 @@ class StageKernels:
     param_names = ["kind", "k", "layout", "precision", "level", "lanes"]
     timeout = 1200
 
-    @staticmethod
-    def _cases(params):
-        # lanes only where there are lanes: the split layout
-        return [c for c in itertools.product(*params) if not (c[5] and c[2] != "split")]
-
     def setup_cache(self):
-        keys = self._cases(self.params)
+        # lane cases only in a layout with lanes
+        keys = [c for c in itertools.product(*self.params)
+                if stage_kernels.has_lanes(stage_kernels.Case(*c))]
         measured = stage_kernels.measure([stage_kernels.Case(*c) for c in keys])
         return {c: measured[stage_kernels.Case(*c)] for c in keys}
 

@@ -62,6 +62,11 @@ def qubits(level, dtype):
     raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
 
 
+def has_lanes(case):
+    """Whether the case can be run: a lane case only in a layout with lanes."""
+    return not case.lanes or fused.program.lane_qubits(case.layout, case.precision) > 0
+
+
 def matrix(kind, k, rng):
     """A random gate of ``kind`` on k qubits."""
     if kind == "dense":
@@ -78,11 +83,9 @@ def stage(case, rng):
     dtype = np.dtype(case.precision)
     n = qubits(case.level, dtype)
     top = list(range(n - TOP, n))
-    # the split layout's lowest w qubits are a register's lanes; the staged has none
-    w = fused.program.run_bits(dtype) if case.layout == "split" else 0
+    w = fused.program.lane_qubits(case.layout, dtype)
     if case.lanes and not w:
-        raise ValueError(f"the {case.layout} layout has no lane gates: lanes=True needs "
-                         "the split layout")
+        raise ValueError(f"the {case.layout} layout has no lane gates (lanes=True)")
 
     def targets():
         if not case.lanes:
@@ -174,11 +177,11 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=7)
     opts = parser.parse_args(argv)
     threads.set_threads(1)
-    # the lane cases where there are lanes: the split layout
-    cases = [Case(kind, k, layout, p, level, on_lanes) for kind in opts.kinds.split(",")
-             for k in WIDTHS for layout in LAYOUTS for p in PRECISIONS
-             for level in opts.levels.split(",")
-             for on_lanes in (False, True)[:1 + (layout == "split")]]
+    cases = [c for c in (Case(kind, k, layout, p, level, on_lanes)
+                         for kind in opts.kinds.split(",") for k in WIDTHS
+                         for layout in LAYOUTS for p in PRECISIONS
+                         for level in opts.levels.split(",") for on_lanes in (False, True))
+             if has_lanes(c)]
     print("\n".join(table(measure(cases, rounds=opts.rounds))))
     return 0
 

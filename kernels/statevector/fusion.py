@@ -27,7 +27,7 @@ touch as a control or through a diagonal (an Ising coupling's ZZ) picks one of t
 independent gates on the rest, each over half the amplitudes.
 """
 
-from functools import reduce
+from functools import lru_cache, reduce
 
 import numpy as np
 
@@ -137,9 +137,18 @@ def mixed(matrix):
     """The bits j of a gate's matrix indices that it mixes: those it is not block-diagonal
     in (some nonzero entry joins a row and a column that differ in bit j)."""
     nonzero = np.asarray(matrix) != 0
-    index = np.arange(nonzero.shape[0])
+    # by the pattern of its nonzeros, cached: the walk and the planner ask it of every
+    # gate of every plan they weigh, and a circuit repeats a few patterns
+    return _mixed(np.packbits(nonzero).tobytes(), nonzero.shape[0])
+
+
+@lru_cache(maxsize=4096)
+def _mixed(packed, size):
+    nonzero = np.unpackbits(np.frombuffer(packed, np.uint8))[:size * size].reshape(
+        size, size).astype(bool)
+    index = np.arange(size)
     differ = index[:, None] ^ index[None, :]
-    return tuple(j for j in range(nonzero.shape[0].bit_length() - 1)
+    return tuple(j for j in range(size.bit_length() - 1)
                  if np.any(nonzero & (differ >> j & 1).astype(bool)))
 
 

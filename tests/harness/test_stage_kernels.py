@@ -83,5 +83,5 @@ def test_a_lane_case_gives_every_gate_a_target_among_the_lanes(dtype):
     assert gates and all(min(g.locs) < w and len(g.locs) == 3 for g in gates)
     # some gate has targets above the lanes too, or none would run groups of runs
     assert any(max(g.locs) >= w for g in gates)
-    with pytest.raises(ValueError, match="needs the split layout"):
+    with pytest.raises(ValueError, match="layout has no lane gates"):
         stage_kernels.stage(case._replace(layout="staged"), np.random.default_rng(2))

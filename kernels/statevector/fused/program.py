@@ -81,6 +81,15 @@ def run_bits(dtype):
     return int(math.log2(VECTOR_BYTES // (np.dtype(dtype).itemsize // 2)))
 
 
+def lane_qubits(layout, dtype):
+    """How many of the lowest qubits are lanes of a register in ``layout``: the split
+    layout's run bits (:mod:`.split`); none in the staged one, whose gates never touch
+    its buffers' lanes (:mod:`.stages`)."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    return run_bits(dtype) if layout == "split" else 0
+
+
 _TEMPLATE = """
 def {NAME}(st, outer, rlo, rhi, spec, hshift, T, blo, bhi, bT, ops, offs, m_re, m_im,
            buf_re, buf_im, s_re, s_im):
