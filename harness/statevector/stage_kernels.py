@@ -12,8 +12,7 @@ round after round, so that a change of load on a shared machine moves them alike
 
 The gates act on the state's top qubits, above the lanes of a register, as a circuit's
 wide gates mostly do; a lane case (split layout only) gives each gate one or more targets
-among the lanes, the split layout's lane kernels, which the planner prices apart
-(docs/circuits.md).
+among the lanes, so that it runs as the split layout's lane kernel (docs/circuits.md).
 """
 
 import argparse
@@ -84,7 +83,7 @@ def stage(case, rng):
     n = qubits(case.level, dtype)
     top = list(range(n - TOP, n))
     w = fused.program.lane_qubits(case.layout, dtype)
-    if case.lanes and not w:
+    if not has_lanes(case):
         raise ValueError(f"the {case.layout} layout has no lane gates (lanes=True)")
 
     def targets():
