@@ -22,7 +22,7 @@ import numpy as np
 
 from harness import threads
 from harness.timing import best_seconds
-from kernels.statevector import fused, gates, roofline
+from kernels.statevector import fused, gates, roofline, states
 from kernels.statevector.circuits import Instruction
 from kernels.statevector.codegen import peak
 from kernels.statevector.fused.program import LAYOUTS
@@ -99,8 +99,7 @@ def stage(case, rng):
                    for _ in range(GATES[case.level])]
     # at most k qubits: gates merge only where their qubits are the same
     program = fused.Program(stage_gates, n, dtype, max_qubits=case.k, layout=case.layout)
-    state = np.zeros(1 << n, dtype)
-    state[0] = 1
+    state = states.zero_state(n, dtype)  # on a cache line, as the harness runs every backend
     program(state)  # compiles the stage loop
     return program, state
 

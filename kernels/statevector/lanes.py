@@ -25,6 +25,27 @@ def patterns(mask):
     return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
 
 
+def by_parity(entries, mask):
+    """The entries ``entries`` (:func:`dense`, patterns of ``mask``, at least one lane
+    target) as a lane kernel that keeps parity takes them: output vector o and input i
+    take only the patterns whose bit count has the parity of o ^ i's (the high targets
+    they differ in), e[o, i * P/2 + j] the j-th of those. None unless every entry left
+    out is zero: a gate that conserves its targets' number of ones, or their parity
+    (hopping, XX + YY and Heisenberg couplings, Givens rotations), has nonzero entries
+    only between a row and a column an even number of target bits apart."""
+    pats = patterns(mask)
+    count, span, lanes = entries.shape
+    e = entries.reshape(count, count, len(pats), lanes)
+    odd = np.array([bin(p).count("1") % 2 for p in pats])
+    parity = np.array([[bin(o ^ i).count("1") % 2 for i in range(count)]
+                       for o in range(count)])
+    if np.any(e[odd[None, None, :] != parity[:, :, None]]):
+        return None
+    kept = [np.flatnonzero(odd == par) for par in (0, 1)]
+    return np.stack([np.concatenate([e[o, i, kept[parity[o, i]]] for i in range(count)])
+                     for o in range(count)])
+
+
 def dense(matrix, locs, ctrl_locs, ctrl_vals, w, mask=None):
     """e[o, i * P + p, l] (module docstring), complex128, for the gate ``matrix`` on
     ``locs`` with controls ``ctrl_locs`` = ``ctrl_vals``. ``mask``: the lane targets

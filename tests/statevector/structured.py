@@ -32,6 +32,17 @@ def conserving(k, rng):
     return m
 
 
+def parity_keeping(k, rng):
+    """A k-qubit unitary that keeps the parity of the count of ones (XX, YY and ZZ
+    couplings, fermionic matchgates): a random unitary on the even-count indices and one
+    on the odd."""
+    m = np.zeros((1 << k, 1 << k), dtype=complex)
+    for odd in (0, 1):
+        at = [i for i in range(1 << k) if bin(i).count("1") % 2 == odd]
+        m[np.ix_(at, at)] = _unitary(len(at), rng)
+    return m
+
+
 def _unitary(size, rng):
     """A random size x size unitary (any size, not only a power of two)."""
     q, r = np.linalg.qr(rng.normal(size=(size, size)) + 1j * rng.normal(size=(size, size)))

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from kernels.statevector import KERNELS, circuits, fused, fusion, gates, lanes, machine
 from kernels.statevector.circuits import Instruction
-from kernels.statevector.fused import split
+from kernels.statevector.fused import simd, split
 from kernels.statevector.states import random_state
 
-from .structured import multiplexed
+from .structured import conserving, multiplexed, parity_keeping
 
 REFERENCE = KERNELS["loop"]
 
@@ -56,13 +56,26 @@ def test_every_lane_gate_shape_keeps_the_meaning(dtype):
         low = [q for q in range(w) if mask >> q & 1]
         for h in range(min(3, fusion.MAX_QUBITS - len(low)) + 1):
             locs = tuple(int(q) for q in rng.permutation(low + list(range(w, w + h))))
-            circuit = [Instruction("g", gates.random_unitary(len(locs), rng), locs)]
-            state = random_state(n, rng).astype(dtype)
-            got = fused.compile(circuit, n, dtype, max_qubits=len(locs),
-                                layout="split")(state.copy())
-            expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
-            np.testing.assert_allclose(got, expected, err_msg=f"lanes {mask:b}, {h} high",
-                                       atol=2e-5 if dtype == np.complex64 else 1e-12)
+            k = len(locs)
+            # a gate keeping its targets' parity runs on the parity kernel where its
+            # inputs stay in registers (simd.LANE[R, L | R]), any other on the plain one
+            # (on one qubit both are diagonal)
+            for kind, m in (("dense", gates.random_unitary(k, rng)),
+                            *((("parity", parity_keeping(k, rng)),
+                               ("conserving", conserving(k, rng))) if k > 1 else ())):
+                circuit = [Instruction("g", m, locs)]
+                step = split.step(circuit, n, w, range(w, n))
+                lane_row = step.ops[step.ops[:, 0] == split.LANE]
+                held = simd.lane_in_registers(1 << h, 1 << len(low))
+                assert len(lane_row) == 1 and bool(lane_row[0, 7] >> w) == (
+                    kind != "dense" and held), (kind, mask, h)
+                state = random_state(n, rng).astype(dtype)
+                got = fused.compile(circuit, n, dtype, max_qubits=k,
+                                    layout="split")(state.copy())
+                expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
+                np.testing.assert_allclose(got, expected,
+                                           err_msg=f"{kind}, lanes {mask:b}, {h} high",
+                                           atol=2e-5 if dtype == np.complex64 else 1e-12)
 
 
 @settings(max_examples=60, deadline=None)
@@ -134,6 +147,31 @@ def test_a_permutation_on_high_qubits_is_its_cycles_of_runs():
     for m in (gates.Y, np.diag([1, 1j]) @ gates.X, 0.5 * np.eye(2)):
         assert not split.is_permutation(m)
     assert split.is_permutation(gates.TOFFOLI) and split.is_permutation(np.eye(4))
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+def test_lane_entries_start_on_a_vector_of_an_aligned_matrix(dtype):
+    """After a diagonal gate on three high qubits (8 entries, not a run's worth), a lane
+    gate's per-lane entries are padded to start on a vector, the program holds the
+    matrix on a cache line, and the stage still computes the reference's state."""
+    rng = np.random.default_rng(7)
+    w = fused.run_bits(dtype)
+    n = w + 4
+    circuit = [Instruction("d", np.diag(np.exp(1j * rng.uniform(0, 6, 8))), (w, w + 1, w + 2)),
+               Instruction("u", gates.random_unitary(2, rng), (0, w + 3)),
+               Instruction("d1", np.diag(np.exp(1j * rng.uniform(0, 6, 2))), (w,)),
+               Instruction("v", np.diag(np.exp(1j * rng.uniform(0, 6, 4))), (1, w + 1))]
+    step = split.step(circuit, n, w, range(w, n))
+    lane_rows = step.ops[np.isin(step.ops[:, 0], (split.LANE, split.DIAGONAL_LANES))]
+    assert len(lane_rows) == 2 and np.all(lane_rows[:, 2] % (1 << w) == 0)
+    program = fused.compile(circuit, n, dtype, max_qubits=1, layout="split")
+    stage = next(s for s in program.steps if not callable(s) and s[0] == "stage")
+    m_re, m_im = stage[3][-2:]
+    assert m_re.ctypes.data % 64 == 0 and m_im.ctypes.data % 64 == 0
+    state = random_state(n, rng).astype(dtype)
+    expected = circuits.run(REFERENCE, state.astype(np.complex128), circuit)
+    np.testing.assert_allclose(program(state.copy()), expected,
+                               atol=2e-5 if dtype == np.complex64 else 1e-12)
 
 
 def test_the_lane_matrix_holds_each_lanes_entries():

@@ -503,11 +503,20 @@ def _move(lanes):
     return move
 
 
-def _lane_gate(lanes, mask):
+def lane_in_registers(runs, patterns):
+    """Whether a lane gate of ``runs`` runs a group and ``patterns`` patterns holds its
+    permuted inputs in registers: one, two or four runs, up to 16 inputs."""
+    return runs in (1, 2, 4) and runs * patterns <= 16
+
+
+def _lane_gate(lanes, code):
     """LANE[R, L](re, im, offs, o0, nin, gmask, ctrl, groups, m_re, m_im, m0, s_re,
     s_im): a gate whose targets inside the run are the lane bits L (and that may have
     targets and controls outside it), in place on every group of its ``nin`` runs (as in
-    :func:`_dense_in_registers`, with ``gmask`` the carry mask).
+    :func:`_dense_in_registers`, with ``gmask`` the carry mask). LANE[R, L | R]: the
+    same for a gate that keeps its targets' parity (:func:`..lanes.by_parity`), which
+    needs half the terms: output o takes of input i only the patterns of o ^ i's parity;
+    it is run only where its inputs stay in registers (up to 16 permuted inputs).
 
     Lane l of output run o is the sum over input runs i and the P patterns p_j of L
     (:func:`..lanes.patterns`) of M[o, i * P + j][l] * x_i[l ^ p_j]: a constant shuffle
@@ -526,20 +535,21 @@ def _lane_gate(lanes, mask):
                          types.intp, m_re, m_im, types.intp, s_re, s_im)
 
         def codegen(context, builder, signature, args):
-            _LaneGate(context, builder, signature, args, lanes, mask).emit()
+            _LaneGate(context, builder, signature, args, lanes, code).emit()
             return context.get_dummy_value()
 
         return sig, codegen
 
-    lane.__name__ = f"lane_{lanes}_{mask}"
+    lane.__name__ = f"lane_{lanes}_{code}"
     return lane
 
 
 class _LaneGate:
     """The code of one LANE[R, L] call (:func:`_lane_gate`)."""
 
-    def __init__(self, context, builder, signature, args, lanes, mask):
+    def __init__(self, context, builder, signature, args, lanes, code):
         a = signature.args
+        mask, self.parity = code & (lanes - 1), bool(code & lanes)
         self.b, self.lanes, self.pats = builder, lanes, lane_bits.patterns(mask)
         (self.re, self.im, self.offs, self.m_re, self.m_im, self.s_re, self.s_im) = (
             _data(context, builder, a[j], args[j]) for j in (0, 1, 2, 8, 9, 11, 12))
@@ -554,7 +564,7 @@ class _LaneGate:
     def emit(self):
         b, intp, count = self.b, self.intp, len(self.pats)
         # up to 16 permuted inputs stay in registers: a switch over the runs of a group
-        small = [r for r in (1, 2, 4) if r * count <= 16]
+        small = [r for r in (1, 2, 4) if lane_in_registers(r, count)]
         cases = {r: b.append_basic_block(f"lane.{r}") for r in small}
         many = b.append_basic_block("lane.many")
         done = b.append_basic_block("lane.done")
@@ -565,6 +575,10 @@ class _LaneGate:
             self.in_registers(r)
             b.branch(done)
         b.position_at_end(many)
+        if self.parity:  # never asked for (split.step): only the cases above
+            b.branch(done)
+            b.position_at_end(done)
+            return
         # two runs: two rows of two chains; four or more: four rows of one
         with b.if_else(b.icmp_signed("==", self.nin, intp(2))) as (two, more):
             with two:
@@ -601,7 +615,15 @@ class _LaneGate:
         """``runs`` runs a group, their permuted inputs in registers; the matrix held in
         registers too where it is small (one run, up to 4 patterns), else read per
         group."""
-        b, intp, total = self.b, self.intp, runs * len(self.pats)
+        b, intp = self.b, self.intp
+        # each output's terms: indices into the permuted inputs xs (input i, pattern j at
+        # i * P + j), all of them, or those of the parity of o ^ i
+        count = len(self.pats)
+        odd = [bin(p).count("1") % 2 for p in self.pats]
+        terms = [[i * count + j for i in range(runs) for j in range(count)
+                  if not self.parity or odd[j] == bin(o ^ i).count("1") % 2]
+                 for o in range(runs)]
+        total = len(terms[0])
         # eight chains in flight (two FMA ports, four cycles each) over the outputs' real
         # and imaginary parts, written term by term across the outputs so that they are
         # in flight together; a chain more than that costs an add, and a multiply where
@@ -623,7 +645,8 @@ class _LaneGate:
             for t in range(total):
                 for o in range(runs):
                     m = held[o][t] if held else self.entry(intp(o * total + t))
-                    accs[o][t % chains] = _complex_dot(b, [m], [xs[t]], accs[o][t % chains])
+                    accs[o][t % chains] = _complex_dot(b, [m], [xs[terms[o][t]]],
+                                                       accs[o][t % chains])
             for o in range(runs):
                 acc = accs[o][0]
                 for part in accs[o][1:]:
@@ -778,7 +801,8 @@ BLOCK_RUNS = (8, 16)
 DIAGONAL_LANES = {r: _diagonal(r, per_lane=True) for r in BLOCK_RUNS}
 MOVE = {r: _move(r) for r in BLOCK_RUNS}
 #: LANE[R, L]: one per set L of targets inside the run (0: controls only).
-LANE = {(r, m): _lane_gate(r, m) for r in BLOCK_RUNS for m in range(r)}
+#: LANE[R, L] for every lane mask L, and LANE[R, L | R] keeping parity for each L > 0
+LANE = {(r, c): _lane_gate(r, c) for r in BLOCK_RUNS for c in range(2 * r) if c != r}
 SPLIT = {r: _block_convert(r, True) for r in BLOCK_RUNS}
 JOIN = {r: _block_convert(r, False) for r in BLOCK_RUNS}
 

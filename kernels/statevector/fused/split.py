@@ -150,12 +150,22 @@ def step(gates, n, w, local, share=1.0, chunked=True):
             parts = None if diagonal else sectors(m)
         else:
             kind = DIAGONAL_LANES if diagonal else LANE
-            entries = lane_matrix(inst, w, diagonal, lane_mask).ravel()
+            entries = lane_matrix(inst, w, diagonal, lane_mask)
+            kept = (lanes.by_parity(entries, lane_mask) if not diagonal and lane_mask and
+                    simd.lane_in_registers(k, 1 << bin(lane_mask).count("1")) else None)
+            if kept is not None:  # half the terms (simd.LANE[R, L | R])
+                entries, lane_mask = kept, lane_mask | 1 << w
+            entries = entries.ravel()
         # a gate's sectors: each a gate on some of its runs (fusion.sectors)
         ops = [(kind, k, entries, places)] if parts is None else [
             (DIAGONAL, len(at), np.diagonal(sub), places[at]) if is_diagonal_matrix(sub)
             else (DENSE, len(at), sub.ravel(), places[at]) for at, sub in parts]
         for kind, k, entries, places in ops:
+            if kind in (LANE, DIAGONAL_LANES) and used % (1 << w):
+                # per-lane entries are loaded as whole vectors: each starts on one (the
+                # program holds the matrix on a cache line, program.entries)
+                mats.append(np.zeros(-used % (1 << w), np.complex128))
+                used += len(mats[-1])
             rows.append([kind, k, used, sum(len(x) for x in offs), ctrl, ~free,
                          1 << bin(free).count("1"), lane_mask])
             offs.append(places)
@@ -250,9 +260,9 @@ def {NAME}(flat, blocks, split):
 
 def _lane_dispatch(lanes):
     """The branch per lane mask: each LANE kernel's shuffles are constants."""
-    lines = []
-    for m in range(lanes):
-        lines.append(f"{'else' if m == lanes - 1 else f'elif lanes == {m}'}:")
+    lines, codes = [], [c for r, c in simd.LANE if r == lanes]
+    for m in codes:
+        lines.append(f"{'else' if m == codes[-1] else f'elif lanes == {m}'}:")
         lines.append(f"    LANE_{m}(re, im, offs, oo, K, mask, ctrl, groups, m_re, m_im, m0, "
                      "sre, sim)")
     return sources.indent(lines, 4)
@@ -266,7 +276,7 @@ def _source():
                  "DIAGONAL": f"simd.DIAGONAL[{r}]", "MOVE": f"simd.MOVE[{r}]",
                  "SPLIT": f"simd.SPLIT[{r}]",
                  "JOIN": f"simd.JOIN[{r}]"}
-        names.update({f"LANE_{m}": f"simd.LANE[{r}, {m}]" for m in range(r)})
+        names.update({f"LANE_{c}": f"simd.LANE[{r}, {c}]" for rr, c in simd.LANE if rr == r})
         names.update(simd.dense_names(r))
         stage, convert = _TEMPLATE.replace("{DENSE}", sources.indent(
             simd.dense_dispatch("re", "im"), 4)), _CONVERT
