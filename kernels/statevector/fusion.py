@@ -27,7 +27,7 @@ touch as a control or through a diagonal (an Ising coupling's ZZ) picks one of t
 independent gates on the rest, each over half the amplitudes.
 """
 
-from functools import lru_cache, reduce
+from functools import cache, lru_cache, reduce
 
 import numpy as np
 
@@ -229,6 +229,55 @@ def sectors(matrix):
         out.append((at, sub))
         work += width if block is single else width * width
     return out if work <= SECTOR_SHARE * size * size else None
+
+
+def _sector_work(parts):
+    return sum(len(at) if is_diagonal_matrix(sub) else len(at) ** 2 for at, sub in parts)
+
+
+def zeros_skipped(matrix, structured=()):
+    """How a stage runs the dense gate ``matrix``: (structure, None) where its zero
+    pattern is one of :data:`STRUCTURES` and its size among ``structured`` (the kernels
+    that skip those zeros in one sweep: fewer multiply-adds than its sectors, and one
+    sweep where they take one each), else (None, its :func:`sectors` or None)."""
+    parts = sectors(matrix)
+    name = structure(matrix) if len(matrix) in structured else None
+    if name is not None and (parts is None or allowed(name, len(matrix)).sum()
+                             <= _sector_work(parts)):
+        return name, None
+    return None, parts
+
+
+def _ones(i):
+    return bin(i).count("1")
+
+
+#: Zero patterns of a gate's matrix that the dense stage kernels skip, by name: whether
+#: entry (row, column) may be nonzero. A gate that keeps the count of ones of its targets
+#: (hopping, XX + YY and Heisenberg couplings: their products too) mixes only indices
+#: with as many ones, 20 of a three-qubit matrix's 64 entries; one that keeps only their
+#: parity (XX, YY and ZZ rotations, matchgates), half of them.
+STRUCTURES = {"conserving": lambda row, col: _ones(row) == _ones(col),
+              "parity": lambda row, col: _ones(row) % 2 == _ones(col) % 2}
+
+
+def structure(matrix):
+    """The first name in :data:`STRUCTURES` whose zero pattern ``matrix`` has (entries
+    that are exactly zero there), or None."""
+    m = np.asarray(matrix)
+    for name in STRUCTURES:
+        if not np.any(m[~allowed(name, len(m))]):
+            return name
+    return None
+
+
+@cache
+def allowed(name, size):
+    """The entries of a size x size matrix with the structure ``name`` that may be
+    nonzero, as a read-only boolean array."""
+    out = np.array([[STRUCTURES[name](r, c) for c in range(size)] for r in range(size)])
+    out.flags.writeable = False
+    return out
 
 
 class _Block:

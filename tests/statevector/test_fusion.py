@@ -18,7 +18,7 @@ from kernels.statevector.fused import planner
 from kernels.statevector.fused import program as fused_program
 from kernels.statevector.states import random_state
 
-from .structured import conserving, multiplexed
+from .structured import conserving, multiplexed, parity_keeping
 
 REFERENCE = KERNELS["loop"]
 DIAGONALS = ("Rz", "phase", "T", "S", "Z")
@@ -26,10 +26,10 @@ DIAGONALS = ("Rz", "phase", "T", "S", "Z")
 
 def random_gates(n, rng, count):
     """Dense gates on 1-3 qubits (some controlled, on 0 or 1, some that do not mix one
-    or more of their targets, fusion.pieces, some whose matrix falls apart into sectors,
-    fusion.sectors) mixed with runs of diagonal ones (Rz, phase,
-    T, S, Z, CZ, controlled phases) and SWAPs (plain, the fused backend relabels them,
-    and controlled), on random qubits."""
+    or more of their targets, fusion.pieces, some that keep the count or the parity of
+    their targets' ones, fusion.structure and fusion.sectors) mixed with runs of
+    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases) and SWAPs (plain, the
+    fused backend relabels them, and controlled), on random qubits."""
     out = []
     while len(out) < count:
         if n > 1 and rng.random() < 0.15:
@@ -53,8 +53,8 @@ def random_gates(n, rng, count):
         if k > 1 and rng.random() < 0.3:
             quiet = [int(j) for j in rng.permutation(k)[:int(rng.integers(1, k))]]
             matrix = multiplexed(k, quiet, rng, identity=0.3)
-        elif k > 2 and rng.random() < 0.3:
-            matrix = conserving(k, rng)
+        elif k > 1 and rng.random() < 0.3:
+            matrix = conserving(k, rng) if rng.random() < 0.5 else parity_keeping(k, rng)
         vals = tuple(int(v) for v in rng.integers(0, 2, n_ctrl))
         out.append(Instruction("dense", matrix, tuple(qubits[:k]), tuple(qubits[k:]), vals))
     return out
@@ -322,18 +322,70 @@ def test_a_matrix_falls_apart_into_its_sectors(k, rng):
 
 
 def test_sectors_run_as_ops_of_their_own(rng):
-    """A conserving 3-qubit gate on high qubits: one op per sector in both layouts (a
-    diagonal on its two one-index sectors, two 4-run products), and the meaning kept."""
-    n, gate = 9, Instruction("xxz", conserving(3, rng), (8, 5, 6))
+    """A conserving 4-qubit gate on high qubits: one op per sector in both layouts (a
+    diagonal on its two one-index sectors, products on 4, 6 and 4 indices padded to 4,
+    8 and 4 runs), and the meaning kept."""
+    n, gate = 9, Instruction("xxz", conserving(4, rng), (8, 5, 6, 4))
     state = random_state(n, rng)
     for layout in fused_program.LAYOUTS:
         for dtype, tol in ((np.complex128, 1e-12), (np.complex64, 2e-5)):
             program = fused.compile([gate], n, dtype, layout=layout)
             (stage,) = program.stages
-            assert [int(row[1]) for row in stage.ops] == (
-                [4, 4, 2] if layout == "split" else [2, 2, 1])
+            assert sorted(int(row[1]) for row in stage.ops) == (
+                [2, 4, 4, 8] if layout == "split" else [1, 2, 2, 3])
             np.testing.assert_allclose(program(state.astype(dtype)), unfused([gate], state),
                                        atol=tol)
+
+
+def test_a_matrix_has_the_zero_pattern_of_its_structure(rng):
+    """A conserving gate has both zero patterns (the finer one is named), a parity-keeping
+    one only its own, a dense one none, and an entry of 1e-30 where the pattern has a
+    zero is not a zero; the stages skip them in one op on two and three qubits, and run
+    four-qubit ones as their sectors."""
+    for k in (2, 3, 4):
+        assert fusion.structure(conserving(k, rng)) == "conserving"
+        assert fusion.structure(parity_keeping(k, rng)) == "parity"
+        assert fusion.structure(gates.random_unitary(k, rng)) is None
+    m = conserving(3, rng)
+    m[0, 7] = 1e-30  # ones differ by 3: neither pattern allows it
+    assert fusion.structure(m) is None
+    assert fusion.allowed("conserving", 8).sum() == 20
+    assert fusion.allowed("parity", 8).sum() == 32
+    assert fusion.zeros_skipped(conserving(3, rng), (4, 8)) == ("conserving", None)
+    assert fusion.zeros_skipped(conserving(3, rng), (4,))[0] is None
+    shape, parts = fusion.zeros_skipped(conserving(4, rng), (4, 8))
+    assert shape is None and len(parts) == 4
+    # finer sectors than the pattern (a 2 x 2 block per index pair that keeps parity):
+    # their 16 multiply-adds beat the pattern's 32
+    fine = np.zeros((8, 8), dtype=complex)
+    for a, b in ((0, 3), (1, 2), (4, 7), (5, 6)):
+        fine[np.ix_([a, b], [a, b])] = gates.random_unitary(1, rng)
+    assert fusion.structure(fine) == "parity"
+    shape, parts = fusion.zeros_skipped(fine, (4, 8))
+    assert shape is None and len(parts) == 4
+
+
+@pytest.mark.parametrize("structure", ["conserving", "parity"])
+def test_zero_patterns_run_in_one_op(structure, rng):
+    """Gates with a zero pattern on two and three high qubits: one op of the pattern's
+    kind (simd.DENSE_KINDS) in both layouts, both precisions, the meaning kept."""
+    make = conserving if structure == "conserving" else parity_keeping
+    kind = fused.simd.DENSE_KINDS[structure]
+    n = 10
+    for k in (2, 3):
+        if 1 << k not in fused.simd.STRUCTURED_COLUMNS:
+            continue
+        gate = Instruction("g", make(k, rng), tuple(int(q) for q in rng.permutation(
+            range(5, n))[:k]))
+        state = random_state(n, rng)
+        for layout in fused_program.LAYOUTS:
+            for dtype, tol in ((np.complex128, 1e-12), (np.complex64, 2e-5)):
+                program = fused.compile([gate], n, dtype, layout=layout)
+                (stage,) = program.stages
+                assert stage.ops[:, 0].tolist() == [kind], (layout, k)
+                np.testing.assert_allclose(program(state.astype(dtype)),
+                                           unfused([gate], state), atol=tol,
+                                           err_msg=f"{layout} {k} {dtype}")
 
 
 @pytest.mark.parametrize("bad", [0, 7, 2.5, True, "2", None])

@@ -29,17 +29,18 @@ loops) compute them inside the chunk, so no bounds are checked here.
 import hashlib
 from pathlib import Path
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils, errors
 from numba.extending import intrinsic
 
+from .. import fusion
 from .. import lanes as lane_bits
 from ..codegen import simd
 from ..codegen.simd import Loop, add, float_width, sub
 from ..fusion import MAX_QUBITS
 from ..machine import isa
-from . import stages
 
 #: Run lengths the fused kernels are generated for: 1 (no untouched qubit to spare)
 #: up to 16 (64 bytes of float32).
@@ -321,7 +322,7 @@ class _Groups:
         return self.loop.__exit__(*exc)
 
 
-def _dense_in_registers(lanes, k, width):
+def _dense_in_registers(lanes, k, width, structure=None):
     """DENSE_K[R](re, im, offs, o0, mask, ctrl, groups, m_re, m_im, m0): the dense gate
     of K = 2**k columns, in place with no scratch copy, on every group of its runs: the
     runs r0 + offs[o0 + c] for each of the ``groups`` values r0 = r | ctrl, r running
@@ -332,8 +333,12 @@ def _dense_in_registers(lanes, k, width):
     A one- or two-qubit gate's entries (up to 32 broadcast vectors) are read once for
     all groups; a wider gate's 128 or more would not stay in registers, and spilled they
     cost a load each use, as a broadcast from the matrix does: those are read per group,
-    each row's sum split into two chains so that rows do not wait on FMA latency."""
+    each row's sum split into two chains so that rows do not wait on FMA latency.
+    ``structure`` (a name in :data:`fusion.STRUCTURES`): the terms that are zero in that
+    zero pattern are left out, the matrix still read as K x K."""
     count = 1 << k
+    kept = (np.ones((count, count), bool) if structure is None
+            else fusion.allowed(structure, count))
     held = k <= 2
     together = 1 if held else 4
 
@@ -376,8 +381,9 @@ def _dense_in_registers(lanes, k, width):
                         accs = dict.fromkeys(block)
                         for c in range(count):  # the rows' chains interleaved
                             for r in block:
-                                accs[r] = _complex_dot(builder, [es[r][c]], [xs[c]],
-                                                       accs[r])
+                                if kept[r, c]:
+                                    accs[r] = _complex_dot(builder, [es[r][c]], [xs[c]],
+                                                           accs[r])
                         for r in block:
                             for p, v in zip((p_re, p_im), accs[r]):
                                 builder.store(v, _vector_ptr(builder, p, at[r], width),
@@ -386,7 +392,7 @@ def _dense_in_registers(lanes, k, width):
 
         return sig, codegen
 
-    dense.__name__ = f"dense{count}_{lanes}"
+    dense.__name__ = f"dense{count}_{lanes}" + (f"_{structure}" if structure else "")
     return dense
 
 
@@ -751,6 +757,14 @@ COLUMNS = tuple(1 << k for k in range(1, MAX_QUBITS + 1))
 IN_REGISTERS = (2, 4, 8) if isa() == "avx512" else (2, 4)
 DENSE = {(r, c): _dense_in_registers(r, c.bit_length() - 1, _piece(r))
          for r in RUN_LENGTHS for c in IN_REGISTERS}
+#: The op kind of each dense kernel a stage loop runs (:func:`dense_dispatch`): 0 with
+#: every entry, and one per zero pattern it skips (fusion.STRUCTURES), in registers, for
+#: gates of two and three qubits (STRUCTURED_COLUMNS); numbered past the other kinds of
+#: both layouts' ops (stages: 0-1, split: 0-4).
+DENSE_KINDS = {None: 0, "conserving": 5, "parity": 6}
+STRUCTURED_COLUMNS = tuple(c for c in IN_REGISTERS if c > 2)
+STRUCTURED = {(r, c, s): _dense_in_registers(r, c.bit_length() - 1, _piece(r), s)
+              for r in RUN_LENGTHS for c in STRUCTURED_COLUMNS for s in fusion.STRUCTURES}
 LOAD_RUNS = {(r, c): _load_runs(r, c) for r in RUN_LENGTHS for c in COLUMNS
              if c not in IN_REGISTERS}
 ROWS = {(r, c): _rows(r, c) for r, c in LOAD_RUNS}
@@ -777,6 +791,11 @@ def dense_dispatch(re, im):
                   f"            ROWS_{c}(sre, sim, m_re, m_im, m0 + row * {c}, {re}, {im}, "
                   "offs, oo + row, r0)",
                   "        r = ((r | mask) + 1) & ~mask"]
+    for s in fusion.STRUCTURES:
+        for c in STRUCTURED_COLUMNS:
+            lines += [f"elif kind == {DENSE_KINDS[s]} and K == {c}:",
+                      f"    DENSE_{s.upper()}_{c}({re}, {im}, offs, oo, mask, ctrl, groups, "
+                      "m_re, m_im, m0)"]
     return lines
 
 
@@ -784,14 +803,18 @@ def dense_names(lanes):
     """{name in :func:`dense_dispatch`'s lines: the expression of its intrinsic} for runs
     of ``lanes``."""
     names = {f"DENSE_{c}": f"simd.DENSE[{lanes}, {c}]" for c in IN_REGISTERS}
+    names.update({f"DENSE_{s.upper()}_{c}": f"simd.STRUCTURED[{lanes}, {c}, {s!r}]"
+                  for c in STRUCTURED_COLUMNS for s in fusion.STRUCTURES})
     for kind in ("LOAD_RUNS", "ROWS"):
         names.update({f"{kind}_{c}": f"simd.{kind}[{lanes}, {c}]"
                       for r, c in LOAD_RUNS if r == lanes})
     return names
 
 
+#: log2 of the most runs a chunk copy moves at once: 8, a cache line of complex64.
+TILE_BITS = 3
 #: Tiles of consecutive runs a lane copies at once (:func:`stages.tables`).
-TILES = tuple(1 << j for j in range(stages.TILE_BITS + 1))
+TILES = tuple(1 << j for j in range(TILE_BITS + 1))
 GATHER = {(r, t): _run_copy(r, t, True) for r in RUN_LENGTHS for t in TILES}
 SCATTER = {(r, t): _run_copy(r, t, False) for r in RUN_LENGTHS for t in TILES}
 PREFETCH = {r: _prefetch(r) for r in RUN_LENGTHS}

@@ -32,7 +32,7 @@ import numpy as np
 from .. import lanes, machine
 from ..bits import bcomspace
 from ..codegen import sources
-from ..fusion import is_diagonal, is_diagonal_matrix, mixed, pieces, sectors, span
+from ..fusion import is_diagonal, is_diagonal_matrix, mixed, pieces, span, zeros_skipped
 from . import simd, stages
 
 #: Columns of an op row: kind, K (the runs of a group; a MOVE's cycles), matrix offset
@@ -145,9 +145,10 @@ def step(gates, n, w, local, share=1.0, chunked=True):
             bounds, order = move_cycles(m)
             k, places = len(bounds) - 1, np.concatenate([bounds, places[order]])
         elif not in_lanes:
-            kind = DIAGONAL if diagonal else DENSE
             entries = np.diagonal(m) if diagonal else m.ravel()
-            parts = None if diagonal else sectors(m)
+            shape, parts = (None, None) if diagonal else zeros_skipped(
+                m, simd.STRUCTURED_COLUMNS)
+            kind = DIAGONAL if diagonal else simd.DENSE_KINDS[shape]
         else:
             kind = DIAGONAL_LANES if diagonal else LANE
             entries = lane_matrix(inst, w, diagonal, lane_mask)

@@ -24,13 +24,13 @@ from typing import NamedTuple
 import numpy as np
 
 from ..bits import bcomspace
-from ..fusion import is_diagonal, is_diagonal_matrix, is_swap, pieces, sectors, span
+from ..fusion import is_diagonal, is_diagonal_matrix, is_swap, pieces, span, zeros_skipped
+from . import simd
 
-#: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal), target
+#: Columns of an op row before its sorted qubit bits: kind (0 dense, 1 diagonal, or one of
+#: simd.DENSE_KINDS: a dense gate whose zeros the kernel skips), target
 #: count t, matrix offset, offsets offset, control value bits, count of sorted bits.
 OP_HEAD = 6
-#: log2 of the most runs a chunk copy moves at once: 8, a cache line of complex64.
-TILE_BITS = 3
 DENSE, DIAGONAL = 0, 1
 
 
@@ -163,18 +163,21 @@ def stage(gates, n, b, w, active, moved=None):
         diagonal = is_diagonal(inst)
         m = np.asarray(inst.matrix, dtype=np.complex128)
         places = bcomspace(b - w, targets)
-        parts = None if diagonal else sectors(m)
-        # a gate whose matrix falls apart into sectors: an op per sector, on its runs
-        ops = [(diagonal, m, places)] if parts is None else [
-            (is_diagonal_matrix(sub), sub, places[at]) for at, sub in parts]
-        for diagonal, m, places in ops:
-            row = [DIAGONAL if diagonal else DENSE, len(places).bit_length() - 1,
+        shape, parts = (None, None) if diagonal else zeros_skipped(
+            m, simd.STRUCTURED_COLUMNS)
+        # a gate whose zeros form a pattern a kernel skips: one op of that kind; one
+        # whose matrix falls apart into sectors: an op per sector, on its runs
+        ops = [(DIAGONAL if diagonal else simd.DENSE_KINDS[shape], m, places)] if (
+            parts is None) else [(DIAGONAL if is_diagonal_matrix(sub) else DENSE, sub,
+                                  places[at]) for at, sub in parts]
+        for kind, m, places in ops:
+            row = [kind, len(places).bit_length() - 1,
                    sum(len(x) for x in mats), sum(len(x) for x in offs),
                    sum(v << c for c, v in zip(ctrls, vals)),
                    len(targets) + len(ctrls)] + sorted(targets + ctrls)
             rows.append(row)
             offs.append(places)
-            mats.append(np.diagonal(m) if diagonal else m.ravel())
+            mats.append(np.diagonal(m) if kind == DIAGONAL else m.ravel())
     width = OP_HEAD + max((r[5] for r in rows), default=0)
     ops = np.zeros((len(rows), width), dtype=np.int64)
     for k, r in enumerate(rows):
@@ -192,14 +195,14 @@ def tables(local, w):
     up) starts at the chunk's base + rlo[rj & lo] + rhi[rj >> hshift] in the state (two
     half-size tables instead of one per run), and its i-th amplitude is spec[i] further.
     ``tile`` runs are copied at once: 1 where a run is consecutive amplitudes (spec[i] ==
-    i), else up to 2**TILE_BITS runs whose starts are consecutive amplitudes (their bits
+    i), else up to 2**simd.TILE_BITS runs whose starts are consecutive amplitudes (their bits
     are the lowest qubits), so that each lane's amplitudes are read a cache line at a
     time."""
     runs = local[w:]
     h = (len(runs) + 1) // 2
     bits = 0
     if tuple(local[:w]) != tuple(range(w)):
-        while bits < min(TILE_BITS, h) and runs[bits] == bits:
+        while bits < min(simd.TILE_BITS, h) and runs[bits] == bits:
             bits += 1
     b = len(local)
     return (bcomspace(b, runs[:h]), bcomspace(b, runs[h:]), bcomspace(b, local[:w]), h,
