@@ -352,6 +352,57 @@ def snap(product, factors, dim):
     return product
 
 
+def is_flip(inst):
+    """An uncontrolled X (by its matrix, whatever its name)."""
+    return (not inst.ctrl_locs and len(inst.locs) == 1
+            and np.array_equal(np.asarray(inst.matrix), gates.X))
+
+
+def x_frame(instructions):
+    """``instructions`` with the same meaning and no uncontrolled X but where one is
+    needed at the end: each X flips its qubit's bit for every gate after it, so it is
+    taken out and those gates are rewritten in the flipped frame (a control on a flipped
+    qubit waits for the other value; a gate with flipped targets is P U P, P the X on
+    those targets). At the end a flipped qubit's X is merged into the last gate that
+    touches it where that gate is uncontrolled and has it as a target (X U), or else
+    applied as an X after it.
+
+    Why: an X on a qubit above a chunk's lanes is a sweep of the chunk that moves half
+    of it, and one that joins no block (the walk joins a gate only to a block on its
+    qubits). MQT's quantum walk is half X gates: without them its program at 20 qubits
+    ran in 0.13x the time."""
+    flipped, out = set(), []
+    for inst in instructions:
+        if is_flip(inst):
+            flipped ^= {inst.locs[0]}
+            continue
+        out.append(_in_frame(inst, flipped))
+    for q in sorted(flipped):
+        last = max((i for i, g in enumerate(out) if q in span(g)), default=None)
+        if last is not None and q in out[last].locs and not out[last].ctrl_locs:
+            g = out[last]
+            rows = np.arange(1 << len(g.locs)) ^ (1 << g.locs.index(q))
+            out[last] = g._replace(name=f"X{g.name}", matrix=np.asarray(g.matrix)[rows],
+                                   params=())
+        else:
+            out.append(Instruction("X", gates.X, (q,)))
+    return out
+
+
+def _in_frame(inst, flipped):
+    """``inst`` as it acts where the bits of ``flipped`` are flipped before and after."""
+    if not flipped.intersection(span(inst)):
+        return inst
+    vals = tuple(v ^ (q in flipped) for q, v in zip(
+        inst.ctrl_locs, inst.ctrl_vals or (1,) * len(inst.ctrl_locs)))
+    mask = sum(1 << j for j, q in enumerate(inst.locs) if q in flipped)
+    if not mask:
+        return inst._replace(ctrl_vals=vals)
+    at = np.arange(1 << len(inst.locs)) ^ mask
+    return inst._replace(name=f"X{inst.name}X", matrix=np.asarray(inst.matrix)[np.ix_(at, at)],
+                         ctrl_vals=vals, params=())
+
+
 def embed(inst, qubits):
     """The matrix of ``inst`` (controls included) on ``qubits``: bit j of the row and
     column index is ``qubits[j]``, which holds every qubit the gate touches."""

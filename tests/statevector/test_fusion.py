@@ -28,10 +28,14 @@ def random_gates(n, rng, count):
     """Dense gates on 1-3 qubits (some controlled, on 0 or 1, some that do not mix one
     or more of their targets, fusion.pieces, some that keep the count or the parity of
     their targets' ones, fusion.structure and fusion.sectors) mixed with runs of
-    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases) and SWAPs (plain, the
-    fused backend relabels them, and controlled), on random qubits."""
+    diagonal ones (Rz, phase, T, S, Z, CZ, controlled phases), SWAPs (plain, the fused
+    backend relabels them, and controlled) and uncontrolled X gates (fusion.x_frame),
+    on random qubits."""
     out = []
     while len(out) < count:
+        if rng.random() < 0.1:  # an uncontrolled X, which the fused backend folds away
+            out.append(circuits.gate("X", int(rng.integers(n))))
+            continue
         if n > 1 and rng.random() < 0.15:
             q = rng.permutation(n)[:3].tolist()
             ctrl = (q[2],) if n > 2 and rng.random() < 0.3 else ()
@@ -386,6 +390,45 @@ def test_zero_patterns_run_in_one_op(structure, rng):
                 np.testing.assert_allclose(program(state.astype(dtype)),
                                            unfused([gate], state), atol=tol,
                                            err_msg=f"{layout} {k} {dtype}")
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 6))
+def test_x_frame_keeps_the_meaning(seed, n):
+    """Uncontrolled X gates folded into the gates after them: the same state, and an X
+    left only where a flipped qubit's last gate could not take it (controlled, or the
+    qubit only a control there, or untouched), at most one a qubit, at the end."""
+    rng = np.random.default_rng(seed)
+    circuit = random_gates(n, rng, int(rng.integers(1, 30)))
+    for _ in range(int(rng.integers(0, 6))):
+        circuit.insert(int(rng.integers(len(circuit) + 1)),
+                       circuits.gate("X", int(rng.integers(n))))
+    framed = fusion.x_frame(circuit)
+    state = random_state(n, rng)
+    np.testing.assert_allclose(circuits.run(REFERENCE, state.copy(), framed),
+                               unfused(circuit, state), atol=1e-12)
+    flips = [i for i, g in enumerate(framed) if fusion.is_flip(g)]
+    assert len({framed[i].locs for i in flips}) == len(flips) <= n
+    for i in flips:  # after every other gate on its qubit
+        q = framed[i].locs[0]
+        assert not any(q in fusion.span(g) for g in framed[i + 1:])
+        last = [g for g in framed[:i] if q in fusion.span(g)]
+        assert not last or last[-1].ctrl_locs or q not in last[-1].locs
+
+
+def test_x_frame_flips_controls_and_conjugates_targets():
+    """X(0), then CNOT(target 1, control 0) and Rz(0): the CNOT waits for qubit 0 = 0,
+    Rz is conjugated (X Rz X: its diagonal reversed) and takes the last flip (X . XRzX =
+    Rz X), so no X is left."""
+    rz = circuits.gate("Rz", 0, theta=0.3)
+    framed = fusion.x_frame([circuits.gate("X", 0), circuits.cnot(0, 1), rz])
+    assert len(framed) == 2 and framed[0].ctrl_vals == (0,)
+    np.testing.assert_allclose(framed[1].matrix, rz.matrix[::-1, ::-1][::-1])
+    assert not any(fusion.is_flip(g) for g in framed)
+    # a qubit only ever a control keeps its X, at the end
+    framed = fusion.x_frame([circuits.gate("X", 0), circuits.cnot(0, 1)])
+    assert [g.ctrl_locs for g in framed] == [(0,), ()] and framed[0].ctrl_vals == (0,)
+    assert fusion.is_flip(framed[1]) and framed[1].locs == (0,)
 
 
 @pytest.mark.parametrize("bad", [0, 7, 2.5, True, "2", None])

@@ -1,7 +1,8 @@
 """The fused backend: a whole circuit through the fusion planner, cache-blocked stages and
 packed-SIMD kernels.
 
-``compile(instructions, n, dtype, max_qubits=k)`` checks every instruction, fuses the
+``compile(instructions, n, dtype, max_qubits=k)`` checks every instruction, folds its
+uncontrolled X gates into the gates after them (:func:`fusion.x_frame`), fuses the
 circuit (:func:`fusion.fuse`), cuts it into stages that each cross the memory hierarchy
 once (:mod:`.stages`), and returns a program that runs them on a state in place. A stage
 copies each chunk of the state into split real/imaginary buffers that sit in L2, applies
@@ -232,6 +233,10 @@ class Program:
             raise ValueError(f"block must be a positive number of qubits (log2 of a chunk's "
                              f"amplitudes) or None (from the L2 size), got {block!r}")
         self.block = block_qubits(dtype) if block is None else int(block)
+        n_gates = len(instructions)
+        # every uncontrolled X folded into the gates after it (fusion.x_frame): a sweep
+        # of a chunk each, that no block would have taken
+        instructions = fusion.x_frame(instructions)
         # at each width: fused before the cut into stages (blocks that span a layer) or
         # within each stage (blocks that never widen a stage); the planner prices each
         # plan with this machine's constants and the cheapest runs
@@ -299,7 +304,7 @@ class Program:
             "layout": self.layout,
             "run_length": (1 << w if self.layout == "split" else
                            1 << max((s.w for s in self.stages), default=0)),
-            "gates": len(instructions),
+            "gates": n_gates,
             "fused_gates": len(stages.gates_of(steps)),
             "stages": len(self.stages),
             "wide": sum(1 for s in steps if s.gates and not s.chunked),
