@@ -25,25 +25,33 @@ def patterns(mask):
     return bcomspace(0, [b for b in range(mask.bit_length()) if mask >> b & 1]).tolist()
 
 
+def parity_terms(mask, runs):
+    """For each output run o of a gate on ``runs`` runs a group that keeps its targets'
+    parity, the terms it takes: (input run i, index j into the patterns of ``mask``) for
+    the patterns whose bit count has the parity of o ^ i's (the high targets they differ
+    in), i by i. A gate that conserves its targets' number of ones, or their parity
+    (hopping, XX + YY and Heisenberg couplings, Givens rotations), has nonzero entries
+    only between a row and a column an even number of target bits apart, so the others
+    are zero: half the terms."""
+    odd = [bin(p).count("1") % 2 for p in patterns(mask)]
+    return [[(i, j) for i in range(runs) for j, par in enumerate(odd)
+             if par == bin(o ^ i).count("1") % 2] for o in range(runs)]
+
+
 def by_parity(entries, mask):
     """The entries ``entries`` (:func:`dense`, patterns of ``mask``, at least one lane
-    target) as a lane kernel that keeps parity takes them: output vector o and input i
-    take only the patterns whose bit count has the parity of o ^ i's (the high targets
-    they differ in), e[o, i * P/2 + j] the j-th of those. None unless every entry left
-    out is zero: a gate that conserves its targets' number of ones, or their parity
-    (hopping, XX + YY and Heisenberg couplings, Givens rotations), has nonzero entries
-    only between a row and a column an even number of target bits apart."""
-    pats = patterns(mask)
+    target) as a lane kernel that keeps parity takes them: e[o, t] for the t-th of
+    :func:`parity_terms`. None unless every entry left out is zero."""
     count, span, lanes = entries.shape
-    e = entries.reshape(count, count, len(pats), lanes)
-    odd = np.array([bin(p).count("1") % 2 for p in pats])
-    parity = np.array([[bin(o ^ i).count("1") % 2 for i in range(count)]
-                       for o in range(count)])
-    if np.any(e[odd[None, None, :] != parity[:, :, None]]):
+    e = entries.reshape(count, count, span // count, lanes)
+    terms = parity_terms(mask, count)
+    kept = np.zeros(e.shape[:3], dtype=bool)
+    for o, pairs in enumerate(terms):
+        for i, j in pairs:
+            kept[o, i, j] = True
+    if np.any(e[~kept]):
         return None
-    kept = [np.flatnonzero(odd == par) for par in (0, 1)]
-    return np.stack([np.concatenate([e[o, i, kept[parity[o, i]]] for i in range(count)])
-                     for o in range(count)])
+    return np.stack([[e[o, i, j] for i, j in pairs] for o, pairs in enumerate(terms)])
 
 
 def dense(matrix, locs, ctrl_locs, ctrl_vals, w, mask=None):

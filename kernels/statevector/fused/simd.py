@@ -555,8 +555,8 @@ class _LaneGate:
 
     def __init__(self, context, builder, signature, args, lanes, code):
         a = signature.args
-        mask, self.parity = code & (lanes - 1), bool(code & lanes)
-        self.b, self.lanes, self.pats = builder, lanes, lane_bits.patterns(mask)
+        self.mask, self.parity = code & (lanes - 1), bool(code & lanes)
+        self.b, self.lanes, self.pats = builder, lanes, lane_bits.patterns(self.mask)
         (self.re, self.im, self.offs, self.m_re, self.m_im, self.s_re, self.s_im) = (
             _data(context, builder, a[j], args[j]) for j in (0, 1, 2, 8, 9, 11, 12))
         self.o0, self.nin, self.gmask, self.ctrl, self.groups, self.m0 = (
@@ -625,10 +625,9 @@ class _LaneGate:
         # each output's terms: indices into the permuted inputs xs (input i, pattern j at
         # i * P + j), all of them, or those of the parity of o ^ i
         count = len(self.pats)
-        odd = [bin(p).count("1") % 2 for p in self.pats]
-        terms = [[i * count + j for i in range(runs) for j in range(count)
-                  if not self.parity or odd[j] == bin(o ^ i).count("1") % 2]
-                 for o in range(runs)]
+        pairs = (lane_bits.parity_terms(self.mask, runs) if self.parity else
+                 [[(i, j) for i in range(runs) for j in range(count)]] * runs)
+        terms = [[i * count + j for i, j in out] for out in pairs]
         total = len(terms[0])
         # eight chains in flight (two FMA ports, four cycles each) over the outputs' real
         # and imaginary parts, written term by term across the outputs so that they are
