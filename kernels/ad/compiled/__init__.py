@@ -1,0 +1,209 @@
+"""The compiled engine: the source transformation emitting numba code.
+
+``prepare(f, *args)`` reads ``f``'s source (and that of every plain function it calls,
+inlined), lowers it to SSA form (:mod:`.lowering`), writes the objective as numba source
+(:mod:`.emit`) and compiles it in nopython mode for the arguments' types; numba's types of
+its values then decide what the adjoint needs (:mod:`.activity`): the gradient function,
+the primal pushing that onto a tape of two preallocated arrays and the adjoint popping it
+in reverse, is written and compiled in turn. Both live in generated files, so numba's disk
+cache keeps them for the next process; the seconds spent compiling are reported apart
+(``Prepared.compile_seconds``). Code outside the subset is refused with
+:class:`CompileRefused`, naming the construct, the file and the line, never run another
+way::
+
+    >>> from kernels.ad import compiled
+    >>> compiled.gradient(lambda x: np.sum(np.sin(x) * x), np.ones(3))
+    >>> print(compiled.show(f, x))          # the generated objective and gradient
+
+``objective(f, *args)`` is the objective compiled the same way (what the engine's
+gradient is timed against). See docs/ad.md, "The compiled engine".
+"""
+
+import functools
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from kernels.statevector.codegen.sources import cache_dir, load_module
+
+from .. import rules
+from .._args import check_arguments, check_jacobian_input
+from ..backend import ADBackend, Cost, constant
+from . import activity, emit, kinds
+from .ir import Copy, If, Loop, Op
+from .lowering import CompileRefused, Lowering
+
+__all__ = ["gradient", "objective", "jacobian", "prepare", "show", "CompileRefused"]
+
+#: The engine's own code, in every generated module's digest: a change to it is a new
+#: module, never a stale one from numba's cache.
+_VERSION = hashlib.sha1(b"".join(
+    p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))).hexdigest()[:16]
+
+
+def _numba_type(a):
+    try:
+        return numba.typeof(a)
+    except ValueError:
+        raise TypeError(f"the compiled engine takes floats, ints and numpy arrays; got "
+                        f"{type(a).__name__}") from None
+
+
+class Prepared:
+    """``f`` compiled for one set of argument types: ``gradient(*args)``,
+    ``objective(*args)``; ``compile_seconds``: the objective's and the gradient's
+    compilation (lowering included; near zero where numba's cache had them); ``source``:
+    both modules' text."""
+
+    def __init__(self, f, data, args):
+        started = time.perf_counter()
+        fn = activity.prune(Lowering().function(f, frozenset(data)))
+        self.params, self.data = fn.params, [data[v.name] for v in fn.data]
+        if len(args) != len(fn.params):
+            raise TypeError(f"{fn.name} takes {len(fn.params)} differentiated arguments, "
+                            f"got {len(args)}")
+        digest = f"{_VERSION} {fn.name}"
+        text = emit.objective(fn, digest)
+        module = load_module("ad_objective", text)
+        types = tuple(_numba_type(a) for a in (*args, *self.data))
+        self._objective = module.objective
+        self._objective.compile(types)
+        found = _kinds(module, self._objective, types)
+        for stmt in activity.walk(fn.body):
+            for v in _values(stmt):
+                v.kind = found.get(v.name)
+            if isinstance(stmt, If):  # the flags and counts only the gradient has
+                stmt.flag.kind = kinds.Kind("int")
+            elif isinstance(stmt, Loop):
+                stmt.count.kind = kinds.Kind("int")
+        for v, a in zip(fn.params + fn.data, (*args, *self.data)):
+            v.kind = kinds.of(numba.typeof(a))
+        try:
+            gtext = emit.gradient(fn, digest)
+        except emit.EmitError as e:
+            raise CompileRefused(f"{e} (in {fn.name}, {fn.filename})") from None
+        gmodule = load_module("ad_gradient", gtext)
+        self._gradient = gmodule.gradient
+        self._gradient.compile(types + (numba.float64, numba.float64[::1], numba.int64[::1]))
+        self._ft, self._it = np.empty(1024), np.empty(256, np.int64)
+        self.source = text + "\n" + gtext
+        self.name = fn.name
+        self.compile_seconds = time.perf_counter() - started
+
+    def objective(self, *args):
+        return self._objective(*args, *self.data)
+
+    def gradient(self, *args, seed=1.0):
+        value, grads, self._ft, self._it = self._gradient(*args, *self.data, float(seed),
+                                                          self._ft, self._it)
+        return value, grads
+
+
+def _values(stmt):
+    if isinstance(stmt, Op):
+        return [stmt.out]
+    if isinstance(stmt, Copy):
+        return [stmt.dst]
+    if isinstance(stmt, Loop):
+        return [stmt.target] + [c.head for c in stmt.carried]
+    return []
+
+
+def _kinds(module, dispatcher, types):
+    """The objective's typemap, kept beside its module: numba's cache restores the
+    compiled code but not the types it inferred."""
+    key = hashlib.sha1(str(types).encode()).hexdigest()[:12]
+    path = cache_dir() / f"{module.__name__}.{key}.kinds.json"
+    annotation = dispatcher.overloads[dispatcher.signatures[0]].type_annotation
+    if not hasattr(annotation, "typemap"):  # from the cache: a string, or nothing
+        if path.exists():
+            return {k: kinds.Kind(*v) for k, v in json.loads(path.read_text()).items()}
+        dispatcher.recompile()  # the types were lost with the cache's copy: infer again
+    found = kinds.typemap(dispatcher)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({k: list(v) for k, v in found.items()}))
+    os.replace(tmp, path)
+    return found
+
+
+_PREPARED = {}
+
+
+def _split(f):
+    """``(function, data)``: a functools.partial's keywords are data (not differentiated)."""
+    if type(f) is functools.partial:
+        if f.args:
+            raise TypeError("the compiled engine binds data by keyword "
+                            "(functools.partial(f, name=value))")
+        return f.func, dict(f.keywords)
+    return f, {}
+
+
+def prepare(f, *args):
+    """``f`` compiled for the types of ``args`` (cached per function and types)."""
+    fn, data = _split(f)
+    if not callable(fn) or not hasattr(fn, "__code__"):
+        raise TypeError(f"the compiled engine differentiates Python functions (def or "
+                        f"lambda); got {type(fn).__name__}")
+    if fn in rules.RULES:
+        raise CompileRefused(f"{fn.__qualname__} is a primitive with a rule: the compiled "
+                             f"engine compiles plain functions")
+    for name, value in (fn.__kwdefaults__ or {}).items():
+        data.setdefault(name, value)
+    args = tuple(_as_float(a) for a in args)
+    key = (fn, tuple(sorted(data)), tuple(_numba_type(a) for a in (*args, *data.values())))
+    found = _PREPARED.get(key)
+    if found is None:
+        found = _PREPARED[key] = Prepared(fn, data, args)
+    return found, args
+
+
+def _as_float(a):
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.number,
+                                                             np.ndarray)):
+        check_arguments((a,), "the compiled engine")
+        raise TypeError(f"the compiled engine differentiates floats and float arrays; got "
+                        f"{type(a).__name__}")
+    if isinstance(a, np.ndarray):
+        if a.dtype.kind not in "fiu":
+            check_arguments((a,), "the compiled engine")
+        return np.ascontiguousarray(a, dtype=np.float64)
+    return float(a)
+
+
+def gradient(f, *args):
+    """The gradient of the scalar-valued ``f`` at ``args``: one entry per argument, of its
+    shape (a float for a float argument)."""
+    prepared, args = prepare(f, *args)
+    _, grads = prepared.gradient(*args)
+    return tuple(float(g) if not isinstance(a, np.ndarray) else g
+                 for g, a in zip(grads, args))
+
+
+def objective(f, *args):
+    """The objective compiled the same way as the gradient: a function of ``args``."""
+    prepared, _ = prepare(f, *args)
+    return prepared.objective
+
+
+def jacobian(f, x):
+    """The Jacobian of the array-valued ``f`` at the float array ``x``: one compiled
+    adjoint sweep per output row (kernels.ad.blocks)."""
+    x = check_jacobian_input(x, "the compiled engine")
+    raise CompileRefused("jacobian: the compiled engine compiles scalar-valued functions "
+                         "for now")
+
+
+def show(f, *args):
+    """The generated objective and gradient of ``f`` for ``args``' types, as text."""
+    prepared, _ = prepare(f, *args)
+    return prepared.source
+
+
+BACKEND = ADBackend(name="compiled", role="engine", compiles=True, mode="reverse",
+                    cost=Cost(loop=constant(4.0), vector=constant(4.0)))

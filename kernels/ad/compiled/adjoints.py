@@ -1,0 +1,306 @@
+"""What the compiled engine differentiates, and the adjoint it writes for each.
+
+Elementwise functions come from the rule table (:mod:`kernels.ad.rules`): a rule made of
+local partials (``defpartials``) is compiled from those partials' own code, generated
+here as numba source (:func:`partial_source`), so the table stays the one place a
+derivative is written. The structural operations (indexing, reductions, products,
+transposes, reshapes, joins) move or sum entries without a derivative of their own: their
+adjoints are the transposed moves, written once in :data:`STRUCTURAL`.
+
+An adjoint is text: ``{g}`` is the output's cotangent, and each rule is given its
+operands' names, their cotangents' names and their numba kinds (:mod:`.kinds`).
+"""
+
+import ast
+import builtins
+import numbers
+import re
+import types
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from ..rules import reads as _reads
+from ..rules.table import EveryArgument
+from ..source.parse import SourceTransformError, function_node
+
+#: What the adjoint reads of a value: its shape (to make its zero cotangent) or all of it.
+SHAPE, VALUE = 1, 2
+
+
+class Elementwise(NamedTuple):
+    """An elementwise operation's rule, per positional argument: the generated function of
+    its partial (None: no derivative), the partial itself, and 1.0 or -1.0 where the
+    partial is that constant."""
+
+    names: list
+    partials: list
+    constants: list
+
+
+class NotCompilable(Exception):
+    """A rule's partial uses Python that is not generated for numba."""
+
+
+def partials(rule):
+    """The local partials of an elementwise rule (one per positional argument, None where
+    an argument has no derivative), or None when the rule is not made of partials."""
+    if isinstance(rule.vjps, EveryArgument):
+        return None
+    found = []
+    for vjp in rule.vjps:
+        if vjp is None:
+            found.append(None)
+            continue
+        marked = getattr(vjp, "reads_through", None)
+        if marked is None or marked[1] != 0:
+            return None
+        found.append(marked[0])
+    return found
+
+
+def partial_reads(partial):
+    """``(reads ans, positions of the arguments read)`` (None: all of them)."""
+    return _reads.reads(partial, 0)
+
+
+def constant_partial(partial):
+    """1.0 or -1.0 where ``partial`` returns that constant whatever its arguments (add's,
+    subtract's): the adjoint then passes the cotangent on without a product."""
+    try:
+        node, _ = function_node(partial)
+    except SourceTransformError:
+        return None
+    body = node.body if isinstance(node, ast.Lambda) else None
+    if isinstance(body, ast.UnaryOp) and isinstance(body.op, ast.USub):
+        inner = body.operand
+        if isinstance(inner, ast.Constant) and inner.value == 1.0:
+            return -1.0
+    if isinstance(body, ast.Constant) and body.value == 1.0:
+        return 1.0
+    return None
+
+
+def _safe(text):
+    return re.sub(r"\W", "_", text)
+
+
+def partial_source(rule, i, partial, helpers):
+    """The name of a generated numba function computing ``partial`` (argument ``i`` of
+    ``rule``), its source (and that of every plain function it calls) added to
+    ``helpers``."""
+    return _generate(partial, f"_d_{_safe(rule.name)}_{i}", helpers)
+
+
+def _generate(fn, name, helpers):
+    if name in helpers:
+        return name
+    helpers[name] = None  # a call cycle stops here
+    try:
+        node, _ = function_node(fn)
+    except SourceTransformError as e:
+        raise NotCompilable(str(e)) from None
+    rewriter = _Globals(fn, helpers)
+    if isinstance(node, ast.Lambda):
+        tree = ast.FunctionDef(name=name, args=node.args, body=[ast.Return(node.body)],
+                               decorator_list=[], returns=None)
+    else:
+        tree = node
+        tree.name, tree.decorator_list, tree.returns = name, [], None
+    tree = ast.fix_missing_locations(rewriter.visit(ast.Module(body=[tree],
+                                                               type_ignores=[])))
+    helpers[name] = ast.unparse(tree)
+    return name
+
+
+class _Globals(ast.NodeTransformer):
+    """Rewrites a partial's free names for a generated module: numpy as ``np``, number
+    constants as literals, plain functions as generated functions; ``with`` blocks (numpy's
+    ``errstate``, which only silences warnings numba never gives) by their bodies."""
+
+    def __init__(self, fn, helpers):
+        self.fn, self.helpers = fn, helpers
+        code = fn.__code__
+        self.local = set(code.co_varnames)
+        self.cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
+
+    def visit_With(self, node):
+        return [self.visit(s) for s in node.body]
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load) or node.id in self.local:
+            return node
+        if node.id in self.cells:
+            obj = self.cells[node.id].cell_contents
+        elif node.id in self.fn.__globals__:
+            obj = self.fn.__globals__[node.id]
+        elif hasattr(builtins, node.id):
+            return node
+        else:
+            raise NotCompilable(f"the name {node.id!r} is not defined")
+        if obj is np:
+            return ast.copy_location(ast.Name(id="np", ctx=ast.Load()), node)
+        if isinstance(obj, bool) or not isinstance(obj, numbers.Real):
+            if isinstance(obj, types.FunctionType) and not obj.__module__.startswith("numpy"):
+                made = _generate(obj, f"_h_{_safe(obj.__module__)}_{obj.__name__}",
+                                 self.helpers)
+                return ast.copy_location(ast.Name(id=made, ctx=ast.Load()), node)
+            raise NotCompilable(f"the global {node.id!r} ({type(obj).__name__})")
+        return ast.copy_location(ast.Constant(float(obj) if not isinstance(
+            obj, numbers.Integral) else int(obj)), node)
+
+
+# -- the structural operations ----------------------------------------------------------
+
+class Names(NamedTuple):
+    """What an adjoint is written from: the operands' text, their cotangents' names, their
+    kinds, and the output's kind; ``shape(k)``: text for operand k's shape."""
+
+    args: list
+    grads: list
+    kinds: list
+    out: object
+    shape: Callable
+
+
+class Structural(NamedTuple):
+    """``keywords``: those it takes (as constants); ``primal(count, static)``: its Python
+    text for ``count`` operands; ``reads(op)``: [(operand, SHAPE | VALUE)], operand -1 the
+    output; ``adjoint(op, names)``: [(operand, statement)] for the active operands, the
+    statement with ``{g}`` for the output's cotangent."""
+
+    keywords: frozenset
+    primal: Callable
+    reads: Callable
+    adjoint: Callable
+
+
+def _axis(static, ndim):
+    axis = static.get("axis")
+    if axis is None:
+        return None
+    if not -ndim <= axis < ndim:
+        raise ValueError(f"axis {axis} is out of bounds for an array of {ndim} dimensions")
+    return axis % ndim
+
+
+def _sum_primal(count, static):
+    return "np.sum({0})" if static.get("axis") is None else f"np.sum({{0}}, axis={static['axis']})"
+
+
+def _sum_adjoint(op, n):
+    axis = _axis(op.static, n.kinds[0].ndim)
+    if axis is None:
+        return [(0, f"{n.grads[0]} += {{g}}")]
+    return [(0, f"{n.grads[0]} += np.expand_dims({{g}}, {axis})")]
+
+
+def _extremum_primal(which):
+    return lambda count, static: f"np.{which}({{0}})"
+
+
+def _extremum_adjoint(op, n):
+    # ties share the cotangent equally (the table's rule for max and min)
+    x, out = n.args[0], op.out.name
+    return [(0, f"{n.grads[0]} += {{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
+
+
+def _product_adjoint(op, n):
+    a, b = n.args
+    ka, kb = n.kinds
+    if ka.category != "array" or kb.category != "array" or ka.ndim > 2 or kb.ndim > 2:
+        raise NotImplementedError(
+            f"a product of {ka} and {kb}: the engine compiles products of vectors and "
+            f"matrices")
+    if ka.ndim == 1 and kb.ndim == 1:
+        da, db = f"{{g}} * {b}", f"{{g}} * {a}"
+    elif ka.ndim == 2 and kb.ndim == 1:
+        da, db = f"np.outer({{g}}, {b})", f"np.dot({a}.T, {{g}})"
+    elif ka.ndim == 1:
+        da, db = f"np.dot({b}, {{g}})", f"np.outer({a}, {{g}})"
+    else:
+        da, db = f"np.dot({{g}}, {b}.T)", f"np.dot({a}.T, {{g}})"
+    return [(0, f"{n.grads[0]} += {da}"), (1, f"{n.grads[1]} += {db}")]
+
+
+def _transpose_adjoint(op, n):
+    if n.kinds[0].ndim > 2:
+        raise NotImplementedError("the transpose of an array of more than two dimensions")
+    return [(0, f"{n.grads[0]} += {{g}}.T")]
+
+
+def _reshape_adjoint(op, n):
+    return [(0, f"{n.grads[0]} += np.ascontiguousarray({{g}}).reshape({n.grads[0]}.shape)")]
+
+
+def _concatenate_primal(count, static):
+    parts = ", ".join(f"{{{k}}}" for k in range(count))
+    axis = static.get("axis", 0)
+    return f"np.concatenate(({parts}{',' if count == 1 else ''}), axis={axis})"
+
+
+def _concatenate_adjoint(op, n):
+    axis = _axis({"axis": op.static.get("axis", 0)}, n.out.ndim)
+    lead = ":, " * axis
+    found, start = [], "0"
+    for k in range(len(n.args)):
+        size = f"{n.shape(k)}[{axis}]"
+        stop = size if start == "0" else f"{start} + {size}"
+        found.append((k, f"{n.grads[k]} += {{g}}[{lead}{start}:{stop}]"))
+        start = stop
+    return found
+
+
+def _getitem_adjoint(op, n):
+    layout, parts = op.static
+    names = {f"{{{k}}}": name for k, name in enumerate(n.args)}
+
+    def text(part):
+        return re.sub(r"\{\d+\}", lambda m: names[m.group(0)], part)
+
+    into = [text(p) for p, kind in zip(parts, layout) if kind != "none"]
+    picks = [":" if kind == "slice" else "0" for kind in layout if kind != "int"]
+    g = "{g}" if "0" not in picks else "{g}[" + ", ".join(picks) + "]"
+    index = ", ".join(into) if into else "..."
+    return [(0, f"{n.grads[0]}[{index}] += {g}")]
+
+
+def _none(op):
+    return []
+
+
+def _concatenate_reads(op):
+    return [(k, SHAPE) for k, a in enumerate(op.args) if not a.active]
+
+
+STRUCTURAL = {
+    "sum": Structural(frozenset({"axis"}), _sum_primal, _none, _sum_adjoint),
+    "max": Structural(frozenset(), _extremum_primal("max"),
+                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
+    "min": Structural(frozenset(), _extremum_primal("min"),
+                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
+    "dot": Structural(frozenset(), lambda count, static: "np.dot({0}, {1})",
+                      lambda op: [(0, VALUE), (1, VALUE)], _product_adjoint),
+    "transpose": Structural(frozenset(), lambda count, static: "np.transpose({0})", _none,
+                            _transpose_adjoint),
+    "reshape": Structural(frozenset(), lambda count, static:
+                          "np.ascontiguousarray({0}).reshape({1})", _none, _reshape_adjoint),
+    "concatenate": Structural(frozenset({"axis"}), _concatenate_primal, _concatenate_reads,
+                              _concatenate_adjoint),
+}
+#: the operations written as syntax rather than calls: their reads and adjoints
+SYNTAX = {
+    "matmul": Structural(frozenset(), None, lambda op: [(0, VALUE), (1, VALUE)],
+                         _product_adjoint),
+    "transpose": STRUCTURAL["transpose"],
+    "getitem": Structural(frozenset(), None,
+                          lambda op: [(k, VALUE) for k in range(1, len(op.args))],
+                          _getitem_adjoint),
+}
+
+
+def rule_of(op):
+    """The :class:`Structural` of a non-elementwise operation."""
+    return SYNTAX.get(op.adjoint) or STRUCTURAL[op.adjoint]
+

@@ -1,0 +1,131 @@
+"""The compiled engine's intermediate form: a Wengert list in SSA form with structured
+control flow, every operation one the emitter knows how to write for numba (a primal
+statement and, for a differentiable one, its adjoint).
+
+Every assignment makes a new :class:`Value`; a loop's carried names get a header value
+(``Carried.head``) assigned before the loop and at the end of each iteration, and an
+``if``'s phis a value each branch assigns. A value is *active* when it may depend on a
+differentiated argument. What the adjoint reads of a value (its contents, or only its
+shape, for a zero cotangent or to undo broadcasting) is decided after lowering
+(:mod:`.activity`); a loop's body saves that on the tape at the end of each iteration.
+"""
+
+from dataclasses import dataclass, field
+
+
+class Value:
+    """One SSA value: its name in the generated code (its cotangent is ``g_<name>``), whether
+    it is active, and the block that computes it (``None``: a parameter)."""
+
+    __slots__ = ("name", "active", "block", "kind", "needs")
+
+    def __init__(self, name, active, block):
+        self.name, self.active, self.block = name, active, block
+        self.kind = None  #: its numba type, once the objective is typed (.types.Kind)
+        self.needs = 0  #: what the adjoint reads of it: .activity.SHAPE | .activity.VALUE
+
+    @property
+    def grad(self):
+        return f"g_{self.name}"
+
+    def __repr__(self):
+        return self.name
+
+
+class Const:
+    """An operand that is Python text: a literal, ``np``, a global's constant value."""
+
+    __slots__ = ("text",)
+    active = False
+
+    def __init__(self, text):
+        self.text = text
+
+    @property
+    def name(self):
+        return self.text
+
+    def __repr__(self):
+        return self.text
+
+
+@dataclass
+class Block:
+    """Statements run in sequence; ``loop``: the innermost enclosing :class:`Loop`."""
+
+    loop: "Loop | None"
+    stmts: list = field(default_factory=list)
+
+
+@dataclass
+class Op:
+    """``out = primal`` where ``primal`` is Python text with ``{0}``, ``{1}``, ... for the
+    operands ``args``; ``adjoint`` names the emitter's rule (:mod:`.adjoints`) and
+    ``static`` holds what that rule needs besides the operands (an axis, an index's
+    layout); ``None``: not differentiable (its output is inactive)."""
+
+    line: int
+    out: Value
+    primal: str
+    args: list
+    adjoint: str | None = None
+    static: object = None
+
+
+@dataclass
+class Copy:
+    """``dst = src`` on one path into a join point (an ``if``'s phi, a loop's header)."""
+
+    line: int
+    dst: Value
+    src: object
+
+
+@dataclass
+class If:
+    """``if test:`` (``test`` an inactive operand) with a block for each way; the branch
+    taken is recorded for the adjoint when either block holds differentiable work."""
+
+    line: int
+    test: object
+    then: Block
+    orelse: Block
+    flag: Value
+
+
+@dataclass
+class Carried:
+    """A name the body of a loop assigns: ``head`` holds it at the top of each iteration
+    (and after the loop), set from ``entry`` before it and from ``end`` at the end of each
+    iteration."""
+
+    head: Value
+    entry: object
+    end: object
+
+
+@dataclass
+class Loop:
+    """``for target in range(*bounds)``; ``count`` counts the iterations, for the adjoint to
+    run them backwards."""
+
+    line: int
+    target: Value
+    bounds: list
+    body: Block
+    carried: list
+    count: Value
+
+
+@dataclass
+class Function:
+    """A lowered function: its parameters (the differentiated ones first, then the data),
+    its body and the returned operand."""
+
+    name: str
+    params: list
+    data: list
+    body: Block
+    result: object
+    filename: str
+    helpers: dict = field(default_factory=dict)  #: generated name -> source of a function

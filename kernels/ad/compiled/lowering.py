@@ -1,0 +1,561 @@
+"""Lowering a function's syntax tree to the compiled engine's SSA form (:mod:`.ir`).
+
+The subset is what numba compiles in nopython mode and what the emitter can differentiate:
+float, int and array locals; ``for`` over ``range``; ``if`` and conditional expressions on
+values that carry no derivative; the operators, numpy's elementwise functions with a rule
+of local partials in the rule table, and the structural operations of
+:mod:`.adjoints`; calls of other plain Python functions of the same kind, which are
+inlined (a recursive call is refused). Anything else is refused with
+:class:`CompileRefused`, naming the construct, the file and the line: the engine never
+runs a function another way in silence.
+"""
+
+import ast
+import builtins
+import inspect
+import numbers
+import types
+
+import numpy as np
+
+from .. import rules
+from ..source.parse import SourceTransformError, Where, function_node
+from . import adjoints
+from .ir import Block, Carried, Const, Copy, Function, If, Loop, Op, Value
+
+
+class CompileRefused(SourceTransformError):
+    """The function uses Python or numpy the compiled engine does not compile; the message
+    names the construct, the file and the line."""
+
+
+_BINARY = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+           ast.Pow: "pow", ast.MatMult: "matmul", ast.Mod: "mod", ast.FloorDiv: "floordiv"}
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**", "matmul": "@",
+           "mod": "%", "floordiv": "//"}
+_COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==",
+            ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not"}
+#: builtins that see values and give plain answers
+_PLAIN_BUILTINS = {len: "len", int: "int", min: "min", max: "max", abs: "abs", bool: "bool"}
+#: numpy constructors and queries with no derivative, written as numpy calls
+_PLAIN_NUMPY = ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "shape",
+                "ndim", "size", "zeros_like", "ones_like", "sign", "floor", "ceil", "round",
+                "argmax", "argmin", "isfinite", "isnan")
+
+
+class _Frame:
+    """One function being lowered (the top one, or one inlined into it): its globals and
+    where errors point."""
+
+    def __init__(self, fn, where):
+        self.fn, self.where, self.globals = fn, where, fn.__globals__
+
+
+class Lowering:
+    def __init__(self):
+        self.counter = 0
+        self.frames = []
+        self.helpers = {}
+
+    # -- names and errors -------------------------------------------------------------
+
+    def fresh(self, active, block, stem="v"):
+        self.counter += 1
+        return Value(f"{stem}{self.counter}", active, block)
+
+    def refuse(self, what, node):
+        where = self.frames[-1].where
+        return CompileRefused(f"{what} is not compiled by the compiled engine "
+                              f"({where.filename}, line {getattr(node, 'lineno', '?')}, in "
+                              f"{where.function})")
+
+    # -- the function -----------------------------------------------------------------
+
+    def function(self, fn, data_names):
+        node, filename = function_node(fn)
+        self.frames.append(_Frame(fn, Where(filename, fn.__qualname__)))
+        if isinstance(node, ast.Lambda):
+            body = [ast.Return(value=node.body, lineno=node.lineno)]
+        else:
+            body = node.body
+        args = node.args
+        if args.vararg or args.kwarg:
+            raise self.refuse("variadic parameters (*args, **kwargs)", node)
+        names = [a.arg for a in args.posonlyargs + args.args]
+        keywords = [a.arg for a in args.kwonlyargs]
+        top = Block(None)
+        env = {}
+        params, data = [], []
+        for name in names + keywords:
+            value = Value(name, name not in data_names and name in names, None)
+            env[name] = value
+            (params if value.active else data).append(value)
+        result = self.body(body, env, top, last_return=True)
+        self.frames.pop()
+        return Function(fn.__qualname__, params, data, top, result, filename, self.helpers)
+
+    def body(self, stmts, env, block, last_return=False):
+        """Lower ``stmts`` into ``block``; the returned operand where the function's last
+        statement is its ``return``."""
+        for i, stmt in enumerate(stmts):
+            if isinstance(stmt, ast.Return):
+                if not last_return or i != len(stmts) - 1:
+                    raise self.refuse("return before the end of the function (in a loop, "
+                                      "a branch or followed by code)", stmt)
+                if stmt.value is None:
+                    raise self.refuse("return without a value", stmt)
+                return self.expr(stmt.value, env, block)
+            self.statement(stmt, env, block)
+        if last_return:
+            raise self.refuse("a function without a final return", stmts[-1] if stmts else None)
+        return None
+
+    # -- statements -------------------------------------------------------------------
+
+    def statement(self, stmt, env, block):
+        if isinstance(stmt, ast.Assign):
+            if len(stmt.targets) != 1:
+                raise self.refuse("chained assignment (a = b = ...)", stmt)
+            self.assign(stmt.targets[0], stmt.value, env, block, stmt)
+        elif isinstance(stmt, ast.AugAssign):
+            if not isinstance(stmt.target, ast.Name):
+                raise self.refuse("augmented assignment into an element or attribute "
+                                  "(x[i] += ...)", stmt)
+            value = ast.BinOp(left=ast.Name(id=stmt.target.id, ctx=ast.Load()), op=stmt.op,
+                              right=stmt.value, lineno=stmt.lineno)
+            env[stmt.target.id] = self.expr(value, env, block)
+        elif isinstance(stmt, ast.For):
+            self.loop(stmt, env, block)
+        elif isinstance(stmt, ast.If):
+            self.branch(stmt.test, stmt.body, stmt.orelse, env, block, stmt)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            pass  # a docstring
+        elif isinstance(stmt, ast.Pass):
+            pass
+        else:
+            raise self.refuse(_describe(stmt), stmt)
+
+    def assign(self, target, value, env, block, stmt):
+        if isinstance(target, ast.Name):
+            env[target.id] = self.expr(value, env, block)
+            return
+        if isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts):
+            if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                refs = [self.expr(v, env, block) for v in value.elts]
+                for t, ref in zip(target.elts, refs):
+                    env[t.id] = ref
+                return
+            source = self.expr(value, env, block)
+            if source.active:
+                raise self.refuse("unpacking a differentiated value into names", stmt)
+            for k, t in enumerate(target.elts):
+                env[t.id] = self.op(stmt, f"{{0}}[{k}]", [source], block)
+            return
+        if isinstance(target, ast.Subscript):
+            raise self.refuse("assignment into an array (x[i] = ...)", stmt)
+        raise self.refuse(f"assignment to {type(target).__name__}", stmt)
+
+    def loop(self, stmt, env, block):
+        call = stmt.iter
+        if stmt.orelse:
+            raise self.refuse("for ... else", stmt)
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and self.resolve(call.func.id, env, call) is range and not call.keywords
+                and 1 <= len(call.args) <= 3):
+            raise self.refuse("a for loop over anything but range(...)", stmt)
+        if not isinstance(stmt.target, ast.Name):
+            raise self.refuse("a for loop target that is not a name", stmt)
+        bounds = [self.expr(a, env, block) for a in call.args]
+        if any(b.active for b in bounds):
+            raise self.refuse("a range bound computed from differentiated values", stmt)
+        assigned = _stored_names(stmt.body)
+        carried_names = [n for n in assigned if n in env and n != stmt.target.id]
+        active = {n for n in carried_names if env[n].active}
+        saved_counter = self.counter
+        while True:
+            # lower the body with the heads' activity assumed; again if an end value is
+            # active where its head was assumed not (a fixpoint, at most once per name)
+            self.counter = saved_counter
+            loop = Loop(stmt.lineno, None, bounds, None, [], None)
+            body = Block(loop)
+            loop.body = body
+            inner = dict(env)
+            heads = {n: self.fresh(n in active, block, "h") for n in carried_names}
+            inner.update(heads)
+            loop.target = self.fresh(False, body, "i")
+            inner[stmt.target.id] = loop.target
+            for s in stmt.body:
+                self.statement(s, inner, body)
+            grown = {n for n in carried_names if inner[n].active and n not in active}
+            if not grown:
+                break
+            active |= grown
+        loop.count = self.fresh(False, block, "n")
+        for n in carried_names:
+            loop.carried.append(Carried(heads[n], env[n], inner[n]))
+            env[n] = heads[n]
+        for n in assigned:
+            if n not in env:  # the body's own: undefined after a loop that did not run
+                env[n] = _LoopLocal(n, stmt.lineno)
+        block.stmts.append(loop)
+
+    def branch(self, test, then, orelse, env, block, node, expression=False):
+        """An ``if`` statement, or with ``expression`` a conditional expression (``then``
+        and ``orelse`` its two expressions): the phis' operands, or the one result."""
+        cond = self.expr(test, env, block)
+        if cond.active:
+            raise self.refuse("a condition computed from differentiated values that are "
+                              "not compared", node)
+        flag = self.fresh(False, block, "b")
+        stmt = If(node.lineno, cond, Block(block.loop), Block(block.loop), flag)
+        envs = []
+        for body, part in ((then, stmt.then), (orelse, stmt.orelse)):
+            inner = dict(env)
+            if expression:
+                inner["\0result"] = self.expr(body, inner, part)
+            else:
+                for s in body:
+                    self.statement(s, inner, part)
+            envs.append(inner)
+        names = ["\0result"] if expression else sorted(
+            {n for e in envs for n in e if e.get(n) is not env.get(n)})
+        for name in names:
+            if name not in envs[0] or name not in envs[1]:
+                raise self.refuse(f"{name!r}, assigned in one branch of an if only", node)
+            a, b = envs[0][name], envs[1][name]
+            phi = self.fresh(a.active or b.active, block, "p")
+            stmt.then.stmts.append(Copy(node.lineno, phi, a))
+            stmt.orelse.stmts.append(Copy(node.lineno, phi, b))
+            env[name] = phi
+        block.stmts.append(stmt)
+        return env.pop("\0result", None)
+
+    # -- expressions ------------------------------------------------------------------
+
+    def op(self, node, primal, args, block, adjoint=None, static=None):
+        active = adjoint is not None and any(a.active for a in args)
+        out = self.fresh(active, block)
+        block.stmts.append(Op(getattr(node, "lineno", 0), out, primal, list(args),
+                              adjoint if active else None, static))
+        return out
+
+    def expr(self, node, env, block):
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise self.refuse(_describe(node), node)
+        return method(node, env, block)
+
+    def expr_Constant(self, node, env, block):
+        if isinstance(node.value, (bool, int, float)) or node.value is None:
+            return Const(repr(node.value))
+        raise self.refuse(f"the constant {node.value!r}", node)
+
+    def expr_Name(self, node, env, block):
+        if node.id not in env:
+            return self.constant(self.resolve(node.id, env, node), node)
+        found = env[node.id]
+        if isinstance(found, _LoopLocal):
+            raise self.refuse(f"{node.id!r}, first assigned in the loop at line "
+                              f"{found.line}, read after it", node)
+        return found
+
+    def expr_BinOp(self, node, env, block):
+        name = _BINARY.get(type(node.op))
+        if name is None:
+            raise self.refuse(f"the operator {type(node.op).__name__}", node)
+        a, b = self.expr(node.left, env, block), self.expr(node.right, env, block)
+        text = f"({{0}} {_SYMBOL[name]} {{1}})"
+        if name == "matmul":
+            return self.op(node, text, [a, b], block, "matmul")
+        return self.elementwise(node, rules.BINARY_OPERATORS[name], text, [a, b], block)
+
+    def expr_UnaryOp(self, node, env, block):
+        a = self.expr(node.operand, env, block)
+        if isinstance(node.op, ast.USub):
+            return self.elementwise(node, np.negative, "(-{0})", [a], block)
+        if isinstance(node.op, ast.UAdd):
+            return a
+        if isinstance(node.op, ast.Not):
+            return self.op(node, "(not {0})", [a], block)
+        raise self.refuse(f"the operator {type(node.op).__name__}", node)
+
+    def expr_Compare(self, node, env, block):
+        if len(node.ops) != 1:
+            raise self.refuse("a chained comparison (a < b < c)", node)
+        a = self.expr(node.left, env, block)
+        b = self.expr(node.comparators[0], env, block)
+        return self.op(node, f"({{0}} {_COMPARE[type(node.ops[0])]} {{1}})", [a, b], block)
+
+    def expr_BoolOp(self, node, env, block):
+        parts = [self.expr(v, env, block) for v in node.values]
+        if any(p.active for p in parts):
+            raise self.refuse("and/or of differentiated values", node)
+        word = " and " if isinstance(node.op, ast.And) else " or "
+        return self.op(node, "(" + word.join(f"{{{k}}}" for k in range(len(parts))) + ")",
+                       parts, block)
+
+    def expr_IfExp(self, node, env, block):
+        return self.branch(node.test, node.body, node.orelse, env, block, node,
+                           expression=True)
+
+    def expr_Tuple(self, node, env, block):
+        parts = [self.expr(e, env, block) for e in node.elts]
+        if any(p.active for p in parts):
+            raise self.refuse("a tuple of differentiated values (outside np.concatenate)",
+                              node)
+        inner = ", ".join(f"{{{k}}}" for k in range(len(parts)))
+        return self.op(node, f"({inner}{',' if len(parts) == 1 else ''})", parts, block)
+
+    def elementwise(self, node, fn, text, args, block):
+        if not any(a.active for a in args):
+            return self.op(node, text, args, block)
+        rule = rules.RULES.get(fn)
+        partials = adjoints.partials(rule) if rule is not None else None
+        if partials is None:
+            what = rule.name if rule is not None else getattr(fn, "__name__", fn)
+            raise self.refuse(f"{what} (its rule is not one of local partials, which the "
+                              f"engine compiles)", node)
+        static = adjoints.Elementwise(
+            [self.partial_name(rule, i, p, node) for i, p in enumerate(partials)], partials,
+            [adjoints.constant_partial(p) if p is not None else None for p in partials])
+        return self.op(node, text, args, block, "elementwise", static)
+
+    def partial_name(self, rule, i, partial, node):
+        """The generated function computing ``partial`` (None: not differentiable)."""
+        if partial is None:
+            return None
+        try:
+            return adjoints.partial_source(rule, i, partial, self.helpers)
+        except adjoints.NotCompilable as e:
+            raise self.refuse(f"{rule.name}'s derivative ({e})", node) from None
+
+    def expr_Subscript(self, node, env, block):
+        x = self.expr(node.value, env, block)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        args, parts, layout = [x], [], []
+        for item in items:
+            if isinstance(item, ast.Slice):
+                bounds = []
+                for b in (item.lower, item.upper, item.step):
+                    if b is None:
+                        bounds.append("")
+                        continue
+                    ref = self.expr(b, env, block)
+                    if ref.active:
+                        raise self.refuse("a slice bound computed from differentiated "
+                                          "values", node)
+                    args.append(ref)
+                    bounds.append(f"{{{len(args) - 1}}}")
+                parts.append(":".join(bounds[:2]) + (f":{bounds[2]}" if bounds[2] else ""))
+                layout.append("slice")
+            elif isinstance(item, ast.Constant) and item.value is None:
+                parts.append("None")
+                layout.append("none")
+            elif isinstance(item, (ast.List, ast.Starred)) or (
+                    isinstance(item, ast.Constant) and item.value is Ellipsis):
+                raise self.refuse("advanced indexing (an index that is a list, an array or "
+                                  "...)", node)
+            else:
+                ref = self.expr(item, env, block)
+                if ref.active:
+                    raise self.refuse("an index computed from differentiated values", node)
+                args.append(ref)
+                parts.append(f"{{{len(args) - 1}}}")
+                layout.append("int")
+        text = "{0}[" + ", ".join(parts) + "]"
+        return self.op(node, text, args, block, "getitem", (tuple(layout), tuple(parts)))
+
+    def expr_Attribute(self, node, env, block):
+        if isinstance(node.value, ast.Name) and node.value.id not in env:
+            owner = self.resolve(node.value.id, env, node)
+            if isinstance(owner, types.ModuleType):
+                return self.constant(getattr(owner, node.attr, None), node, owner)
+        x = self.expr(node.value, env, block)
+        if node.attr in ("shape", "ndim", "size"):
+            return self.op(node, f"{{0}}.{node.attr}", [x], block)
+        if node.attr == "T":
+            return self.op(node, "{0}.T", [x], block, "transpose")
+        raise self.refuse(f"the attribute .{node.attr}", node)
+
+    def expr_Call(self, node, env, block):
+        func = node.func
+        if isinstance(func, ast.Attribute) and not (
+                isinstance(func.value, ast.Name) and func.value.id not in env
+                and isinstance(self.resolve(func.value.id, env, func), types.ModuleType)):
+            method = rules.METHODS.get(func.attr)
+            if method is None:
+                raise self.refuse(f"the method .{func.attr}()", node)
+            x = self.expr(func.value, env, block)
+            if func.attr in rules.PACKED and len(node.args) > 1:
+                node = ast.Call(func=func, args=[ast.Tuple(elts=node.args, ctx=ast.Load())],
+                                keywords=node.keywords, lineno=node.lineno)
+            return self.numpy_call(method, [x] + [self.expr(a, env, block) for a in node.args],
+                                   node, env, block)
+        target = self.expr_object(func, env)
+        if isinstance(target, types.FunctionType) and target not in rules.RULES:
+            return self.inline(target, node, env, block)
+        if target is np.concatenate:  # its operands are the display's items
+            return self.numpy_call(target, [], node, env, block)
+        args = [self.expr(a, env, block) for a in node.args]
+        if target in _PLAIN_BUILTINS:
+            if target is not len and any(a.active for a in args):
+                raise self.refuse(f"{_PLAIN_BUILTINS[target]}() of a differentiated value",
+                                  node)
+            return self.op(node, f"{_PLAIN_BUILTINS[target]}(" + ", ".join(
+                f"{{{k}}}" for k in range(len(args))) + ")", args, block)
+        if target is float:
+            if any(a.active for a in args):
+                raise self.refuse("float() of a differentiated value (it escapes tracing)",
+                                  node)
+            return self.op(node, "float({0})", args, block)
+        return self.numpy_call(target, args, node, env, block)
+
+    def numpy_call(self, fn, args, node, env, block):
+        name = _numpy_name(fn)
+        if name is None:
+            raise self.refuse(f"a call of {getattr(fn, '__qualname__', fn)!r} (not numpy, "
+                              f"not a plain Python function)", node)
+        keywords = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.refuse("**keywords in a call", node)
+            keywords[kw.arg] = kw.value
+        if name in _PLAIN_NUMPY or fn in rules.NONDIFFERENTIABLE:
+            if any(a.active for a in args):
+                raise self.refuse(f"np.{name} of a differentiated value", node)
+            refs = args + [self.expr(v, env, block) for v in keywords.values()]
+            texts = [f"{{{k}}}" for k in range(len(args))] + [
+                f"{k}={{{len(args) + j}}}" for j, k in enumerate(keywords)]
+            return self.op(node, f"np.{name}(" + ", ".join(texts) + ")", refs, block)
+        structural = adjoints.STRUCTURAL.get(name)
+        if structural is not None:
+            static = {}
+            for key, value in keywords.items():
+                if key not in structural.keywords or not isinstance(value, ast.Constant):
+                    raise self.refuse(f"np.{name}(..., {key}=...) (keywords the engine "
+                                      f"compiles: {sorted(structural.keywords) or 'none'}, as "
+                                      f"constants)", node)
+                static[key] = value.value
+            if name == "concatenate":
+                parts = node.args[0] if node.args else None
+                if not isinstance(parts, (ast.Tuple, ast.List)) or len(node.args) != 1:
+                    raise self.refuse("np.concatenate of anything but a tuple or list "
+                                      "display", node)
+                args = [self.expr(e, env, block) for e in parts.elts]
+            text = structural.primal(len(args), static)
+            return self.op(node, text, args, block, name, static)
+        if keywords:
+            raise self.refuse(f"np.{name}(..., {', '.join(keywords)}=...)", node)
+        return self.elementwise(node, fn, f"np.{name}(" + ", ".join(
+            f"{{{k}}}" for k in range(len(args))) + ")", args, block)
+
+    def inline(self, fn, node, env, block):
+        """The plain Python function ``fn`` called here: its body lowered in place, its
+        parameters bound to the call's operands."""
+        if any(frame.fn is fn for frame in self.frames):
+            raise self.refuse(f"the recursive call of {fn.__qualname__}", node)
+        fnode, filename = function_node(fn)
+        signature = inspect.signature(fn)
+        args = [self.expr(a, env, block) for a in node.args]
+        keywords = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.refuse("**keywords in a call", node)
+            keywords[kw.arg] = self.expr(kw.value, env, block)
+        try:
+            bound = signature.bind(*args, **keywords)
+        except TypeError as e:
+            raise self.refuse(f"the call of {fn.__qualname__} ({e})", node) from None
+        self.frames.append(_Frame(fn, Where(filename, fn.__qualname__)))
+        inner = {}
+        for name, parameter in signature.parameters.items():
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                raise self.refuse("variadic parameters (*args, **kwargs)", fnode)
+            if name in bound.arguments:
+                inner[name] = bound.arguments[name]
+            else:
+                inner[name] = self.constant(parameter.default, fnode)
+        body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
+                if isinstance(fnode, ast.Lambda) else fnode.body)
+        result = self.body(body, inner, block, last_return=True)
+        self.frames.pop()
+        return result
+
+    # -- globals ----------------------------------------------------------------------
+
+    def resolve(self, name, env, node):
+        frame = self.frames[-1]
+        fn = frame.fn
+        if fn.__closure__:
+            cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
+            if name in cells:
+                return cells[name].cell_contents
+        if name in frame.globals:
+            return frame.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self.refuse(f"the name {name!r} (not defined)", node)
+
+    def expr_object(self, node, env):
+        """The object a callee expression names (``np.exp``, ``helper``)."""
+        if isinstance(node, ast.Name) and node.id not in env:
+            return self.resolve(node.id, env, node)
+        if isinstance(node, ast.Attribute):
+            owner = self.expr_object(node.value, env)
+            if isinstance(owner, types.ModuleType):
+                found = getattr(owner, node.attr, None)
+                if found is None:
+                    raise self.refuse(f"{owner.__name__}.{node.attr} (not defined)", node)
+                return found
+        raise self.refuse(f"a call of {_describe(node)}", node)
+
+    def constant(self, obj, node, owner=None):
+        if isinstance(obj, bool):
+            return Const(repr(obj))
+        if isinstance(obj, numbers.Integral):
+            return Const(repr(int(obj)))
+        if isinstance(obj, numbers.Real):
+            return Const(repr(float(obj)))
+        if obj is np:
+            return Const("np")
+        what = f"{owner.__name__}.{getattr(node, 'attr', '?')}" if owner else (
+            getattr(node, "id", None) or type(obj).__name__)
+        raise self.refuse(f"the global {what} (the engine compiles number constants, "
+                          f"numpy and plain functions)", node)
+
+
+def _numpy_name(fn):
+    """``fn``'s name in numpy's namespace (``np.<name>`` is ``fn``), or None."""
+    name = getattr(fn, "__name__", None)
+    if name is None:
+        return None
+    if getattr(np, name, None) is fn:
+        return name
+    found = next((k for k, v in vars(np).items() if v is fn and not k.startswith("_")), None)
+    return found
+
+
+def _stored_names(stmts):
+    return sorted({n.id for s in stmts for n in ast.walk(s)
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+
+
+class _LoopLocal:
+    """A name a loop's body assigns first: undefined after the loop where it ran no
+    iteration, so a read after it is refused."""
+
+    def __init__(self, name, line):
+        self.name, self.line = name, line
+
+
+def _describe(node):
+    names = {ast.While: "a while loop", ast.Try: "a try statement", ast.With: "a with "
+             "statement", ast.Lambda: "a lambda", ast.ListComp: "a list comprehension",
+             ast.GeneratorExp: "a generator expression", ast.List: "a list",
+             ast.Dict: "a dict", ast.FunctionDef: "a nested def", ast.Break: "break",
+             ast.Continue: "continue", ast.Raise: "raise", ast.Assert: "assert",
+             ast.Global: "a global statement", ast.Nonlocal: "a nonlocal statement",
+             ast.Starred: "*unpacking", ast.JoinedStr: "an f-string",
+             ast.Expr: "an expression statement"}
+    return names.get(type(node), f"the syntax {type(node).__name__}")
+

@@ -1,0 +1,80 @@
+"""The numba helpers the generated code calls: the tape's growth and the copies into it,
+and undoing broadcasting in a cotangent.
+
+The tape is two preallocated arrays, ``_ft`` (float64) and ``_it`` (int64), each with a
+cursor; a loop's body saves, at the end of each iteration, what the adjoint reads of its
+values (floats and float arrays in ``_ft``, ints, flags and shapes in ``_it``), and the
+adjoint pops them in reverse. The arrays grow by doubling when a push would not fit, and
+the engine keeps the grown ones for the next call: in the steady state no call allocates
+a tape.
+"""
+
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.extending import overload
+
+
+@njit(cache=True)
+def grow(tape, need):
+    """``tape``, or a copy at least twice its size when ``need`` entries do not fit."""
+    if need <= tape.size:
+        return tape
+    bigger = np.empty(max(need, 2 * tape.size), tape.dtype)
+    bigger[:tape.size] = tape
+    return bigger
+
+
+@njit(cache=True)
+def put(tape, cursor, values):
+    """Copy ``values`` (any shape and layout) into ``tape`` at ``cursor``; the new cursor."""
+    flat = np.ravel(values)
+    tape[cursor:cursor + flat.size] = flat
+    return cursor + flat.size
+
+
+def sum_to(cotangent, like):
+    """``cotangent`` summed over the axes it was broadcast along, to ``like``'s shape (a
+    float where ``like`` is one)."""
+    raise NotImplementedError("sum_to runs compiled (numba), in the generated code")
+
+
+@njit(cache=True)
+def _reduce(g, shape):
+    """``g`` summed down to ``shape`` (a suffix of g's axes, with ones where g broadcast)."""
+    out = np.zeros(shape)
+    flat_out = out.reshape(out.size)
+    src = np.ascontiguousarray(g).reshape(g.size)
+    rank, lead = g.ndim, g.ndim - len(shape)
+    strides = np.zeros(rank, np.int64)
+    extent = np.empty(rank, np.int64)
+    step = 1
+    for k in range(len(shape) - 1, -1, -1):
+        if shape[k] != 1:
+            strides[k + lead] = step
+        step *= shape[k]
+    for k in range(rank):
+        extent[k] = g.shape[k]
+    for f in range(src.size):
+        rest, at = f, 0
+        for k in range(rank - 1, -1, -1):
+            at += (rest % extent[k]) * strides[k]
+            rest //= extent[k]
+        flat_out[at] += src[f]
+    return out
+
+
+@overload(sum_to)
+def _sum_to(cotangent, like):
+    if isinstance(like, types.Number):
+        if isinstance(cotangent, types.Number):
+            return lambda cotangent, like: cotangent
+        return lambda cotangent, like: np.sum(cotangent)
+    if isinstance(cotangent, types.Number):
+        return lambda cotangent, like: np.full(like.shape, cotangent)
+
+    def impl(cotangent, like):
+        if cotangent.shape == like.shape:
+            return np.ascontiguousarray(cotangent)
+        return _reduce(cotangent, like.shape)
+    return impl
