@@ -23,6 +23,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -54,25 +55,26 @@ def _numba_type(a):
                         f"{type(a).__name__}") from None
 
 
-class Prepared:
-    """``f`` compiled for one set of argument types: ``gradient(*args)``,
-    ``objective(*args)``; ``compile_seconds``: the objective's and the gradient's
-    compilation (lowering included; near zero where numba's cache had them); ``source``:
-    both modules' text."""
+class _Compiled:
+    """``f`` compiled for one set of argument types (the data's included): the objective's
+    and the gradient's dispatchers, the tape kept between calls, ``compile_seconds`` (the
+    objective's and the gradient's compilation, lowering included; near zero where
+    numba's cache had them) and ``source``, both modules' text."""
 
     def __init__(self, f, data, args):
         started = time.perf_counter()
         fn = activity.prune(Lowering().function(f, frozenset(data)))
-        self.params, self.data = fn.params, [data[v.name] for v in fn.data]
+        self.data_names = [v.name for v in fn.data]
+        values = [data[name] for name in self.data_names]
         if len(args) != len(fn.params):
             raise TypeError(f"{fn.name} takes {len(fn.params)} differentiated arguments, "
                             f"got {len(args)}")
         digest = f"{_VERSION} {fn.name}"
         text = emit.objective(fn, digest)
         module = load_module("ad_objective", text)
-        types = tuple(_numba_type(a) for a in (*args, *self.data))
+        types = tuple(_numba_type(a) for a in (*args, *values))
         self._objective = module.objective
-        self._objective.compile(types)
+        _compile(self._objective, types, text, fn.name)
         found = _kinds(module, self._objective, types)
         for stmt in activity.walk(fn.body):
             for v in _values(stmt):
@@ -81,7 +83,7 @@ class Prepared:
                 stmt.flag.kind = kinds.Kind("int")
             elif isinstance(stmt, Loop):
                 stmt.count.kind = kinds.Kind("int")
-        for v, a in zip(fn.params + fn.data, (*args, *self.data)):
+        for v, a in zip(fn.params + fn.data, (*args, *values)):
             v.kind = kinds.of(numba.typeof(a))
         try:
             gtext = emit.gradient(fn, digest)
@@ -89,19 +91,54 @@ class Prepared:
             raise CompileRefused(f"{e} (in {fn.name}, {fn.filename})") from None
         gmodule = load_module("ad_gradient", gtext)
         self._gradient = gmodule.gradient
-        self._gradient.compile(types + (numba.float64, numba.float64[::1], numba.int64[::1]))
+        _compile(self._gradient, types + (numba.float64, numba.float64[::1],
+                                          numba.int64[::1]), gtext, fn.name)
         self._ft, self._it = np.empty(1024), np.empty(256, np.int64)
         self.source = text + "\n" + gtext
         self.name = fn.name
         self.compile_seconds = time.perf_counter() - started
 
+
+
+class Prepared:
+    """A compiled function with its data bound: ``objective(*args)`` and
+    ``gradient(*args) -> (value, cotangents)``; ``compile_seconds`` and ``source`` as
+    compiled."""
+
+    __slots__ = ("compiled", "data", "compile_seconds", "source")
+
+    def __init__(self, compiled, data):
+        self.compiled, self.data = compiled, tuple(data[n] for n in compiled.data_names)
+        self.compile_seconds, self.source = compiled.compile_seconds, compiled.source
+
     def objective(self, *args):
-        return self._objective(*args, *self.data)
+        return self.compiled._objective(*args, *self.data)
 
     def gradient(self, *args, seed=1.0):
-        value, grads, self._ft, self._it = self._gradient(*args, *self.data, float(seed),
-                                                          self._ft, self._it)
+        c = self.compiled
+        value, grads, c._ft, c._it = c._gradient(*args, *self.data, float(seed), c._ft, c._it)
         return value, grads
+
+
+def _compile(dispatcher, types, text, name):
+    """Compile ``dispatcher`` for ``types``; numba's refusal becomes CompileRefused naming
+    the user's line that the generated line came from (its trailing comment)."""
+    try:
+        dispatcher.compile(types)
+    except numba.core.errors.NumbaError as e:
+        message = str(e)
+        lines = text.splitlines()
+        found = re.findall(r"_qsim_generated_ad_\w+\.py\", line (\d+)", message)
+        at = next((lines[int(n) - 1].rpartition("  # ")[2] for n in reversed(found)
+                   if 0 < int(n) <= len(lines) and "  # " in lines[int(n) - 1]), None)
+        plain = [ln.strip() for ln in re.sub(r"\x1b\[[0-9;]*m", "", message).splitlines()
+                 if ln.strip()]
+        # numba's own words: the error an overload raised, else its first line past the
+        # pipeline's name
+        first = next((ln.partition("TypingError: ")[2] for ln in plain if "TypingError: " in ln),
+                     None) or (plain[1] if len(plain) > 1 else message)
+        where = at or f"in {name}"
+        raise CompileRefused(f"numba cannot compile the code at {where}: {first}") from None
 
 
 def _values(stmt):
@@ -159,8 +196,8 @@ def prepare(f, *args):
     key = (fn, tuple(sorted(data)), tuple(_numba_type(a) for a in (*args, *data.values())))
     found = _PREPARED.get(key)
     if found is None:
-        found = _PREPARED[key] = Prepared(fn, data, args)
-    return found, args
+        found = _PREPARED[key] = _Compiled(fn, data, args)
+    return Prepared(found, data), args
 
 
 def _as_float(a):

@@ -197,13 +197,22 @@ def _sum_adjoint(op, n):
 
 
 def _extremum_primal(which):
-    return lambda count, static: f"np.{which}({{0}})"
+    def primal(count, static):
+        if static.get("axis") is None:
+            return f"np.{which}({{0}})"
+        return f"_rt.extreme_along({{0}}, {static['axis']}, {which == 'min'})"
+    return primal
 
 
 def _extremum_adjoint(op, n):
     # ties share the cotangent equally (the table's rule for max and min)
     x, out = n.args[0], op.out.name
-    return [(0, f"{n.grads[0]} += {{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
+    axis = _axis(op.static, n.kinds[0].ndim)
+    if axis is None:
+        return [(0, f"{n.grads[0]} += {{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
+    hit = f"({x} == np.expand_dims({out}, {axis}))"
+    return [(0, f"{n.grads[0]} += np.expand_dims({{g}}, {axis}) * {hit} / np.expand_dims("
+                f"np.sum({hit}, axis={axis}), {axis})")]
 
 
 def _product_adjoint(op, n):
@@ -276,9 +285,9 @@ def _concatenate_reads(op):
 
 STRUCTURAL = {
     "sum": Structural(frozenset({"axis"}), _sum_primal, _none, _sum_adjoint),
-    "max": Structural(frozenset(), _extremum_primal("max"),
+    "max": Structural(frozenset({"axis"}), _extremum_primal("max"),
                       lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
-    "min": Structural(frozenset(), _extremum_primal("min"),
+    "min": Structural(frozenset({"axis"}), _extremum_primal("min"),
                       lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
     "dot": Structural(frozenset(), lambda count, static: "np.dot({0}, {1})",
                       lambda op: [(0, VALUE), (1, VALUE)], _product_adjoint),

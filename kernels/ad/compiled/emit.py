@@ -99,7 +99,7 @@ class _Forward:
         w, start = self.w, len(self.w.lines)
         for stmt in block.stmts:
             if isinstance(stmt, Op):
-                w(depth, f"{stmt.out.name} = {_format(stmt.primal, stmt.args)}")
+                w(depth, f"{stmt.out.name} = {_format(stmt.primal, stmt.args)}  # {stmt.line}")
             elif isinstance(stmt, Copy):
                 w(depth, f"{stmt.dst.name} = {stmt.src.name}")
             elif isinstance(stmt, If):
@@ -253,7 +253,7 @@ class _Reverse:
         for stmt in reversed(block.stmts):
             if isinstance(stmt, Op) and stmt.adjoint is not None:
                 for line in self.adjoint(stmt, block):
-                    w(depth, line)
+                    w(depth, f"{line}  # {stmt.line}")
             elif isinstance(stmt, Copy) and stmt.dst.active and stmt.src.active:
                 w(depth, f"{stmt.src.grad} += {stmt.dst.grad}")
             elif isinstance(stmt, If) and (differentiable(stmt.then)
@@ -295,7 +295,7 @@ class _Reverse:
         try:
             found = rule_of(op).adjoint(op, names)
         except (NotImplementedError, ValueError) as e:
-            raise EmitError(f"{e} (line {op.line})") from None
+            raise EmitError(f"{e} ({op.line})") from None
         return [stmt.replace("{g}", g) for k, stmt in found if op.args[k].active]
 
     def elementwise(self, op, g, block):

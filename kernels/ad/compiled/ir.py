@@ -60,11 +60,12 @@ class Block:
 @dataclass
 class Op:
     """``out = primal`` where ``primal`` is Python text with ``{0}``, ``{1}``, ... for the
-    operands ``args``; ``adjoint`` names the emitter's rule (:mod:`.adjoints`) and
+    operands ``args``, written for the code at ``line`` (file, line and function, as
+    errors name it); ``adjoint`` names the emitter's rule (:mod:`.adjoints`) and
     ``static`` holds what that rule needs besides the operands (an axis, an index's
     layout); ``None``: not differentiable (its output is inactive)."""
 
-    line: int
+    line: str
     out: Value
     primal: str
     args: list

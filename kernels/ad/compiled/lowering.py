@@ -196,7 +196,7 @@ class Lowering:
             env[n] = heads[n]
         for n in assigned:
             if n not in env:  # the body's own: undefined after a loop that did not run
-                env[n] = _LoopLocal(n, stmt.lineno)
+                env[n] = _Undefined(f"first assigned in the loop at line {stmt.lineno}")
         block.stmts.append(loop)
 
     def branch(self, test, then, orelse, env, block, node, expression=False):
@@ -220,9 +220,11 @@ class Lowering:
         names = ["\0result"] if expression else sorted(
             {n for e in envs for n in e if e.get(n) is not env.get(n)})
         for name in names:
-            if name not in envs[0] or name not in envs[1]:
-                raise self.refuse(f"{name!r}, assigned in one branch of an if only", node)
-            a, b = envs[0][name], envs[1][name]
+            a, b = envs[0].get(name), envs[1].get(name)
+            if a is None or b is None or isinstance(a, _Undefined) or isinstance(b, _Undefined):
+                env[name] = _Undefined(f"assigned in one branch of the if at line "
+                                       f"{node.lineno} only")
+                continue
             phi = self.fresh(a.active or b.active, block, "p")
             stmt.then.stmts.append(Copy(node.lineno, phi, a))
             stmt.orelse.stmts.append(Copy(node.lineno, phi, b))
@@ -235,8 +237,10 @@ class Lowering:
     def op(self, node, primal, args, block, adjoint=None, static=None):
         active = adjoint is not None and any(a.active for a in args)
         out = self.fresh(active, block)
-        block.stmts.append(Op(getattr(node, "lineno", 0), out, primal, list(args),
-                              adjoint if active else None, static))
+        where = self.frames[-1].where
+        at = f"{where.filename}, line {getattr(node, 'lineno', '?')}, in {where.function}"
+        block.stmts.append(Op(at, out, primal, list(args), adjoint if active else None,
+                              static))
         return out
 
     def expr(self, node, env, block):
@@ -254,9 +258,8 @@ class Lowering:
         if node.id not in env:
             return self.constant(self.resolve(node.id, env, node), node)
         found = env[node.id]
-        if isinstance(found, _LoopLocal):
-            raise self.refuse(f"{node.id!r}, first assigned in the loop at line "
-                              f"{found.line}, read after it", node)
+        if isinstance(found, _Undefined):
+            raise self.refuse(f"{node.id!r}, {found.why}, read after it", node)
         return found
 
     def expr_BinOp(self, node, env, block):
@@ -540,12 +543,14 @@ def _stored_names(stmts):
                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
 
 
-class _LoopLocal:
-    """A name a loop's body assigns first: undefined after the loop where it ran no
-    iteration, so a read after it is refused."""
+class _Undefined:
+    """A name that may be unset where it is read (first assigned in a loop that may run no
+    iteration, or in one branch of an if): a read of it is refused."""
 
-    def __init__(self, name, line):
-        self.name, self.line = name, line
+    active = False
+
+    def __init__(self, why):
+        self.why = why
 
 
 def _describe(node):

@@ -9,6 +9,7 @@ the engine keeps the grown ones for the next call: in the steady state no call a
 a tape.
 """
 
+import numba
 import numpy as np
 from numba import njit
 from numba.core import types
@@ -77,4 +78,33 @@ def _sum_to(cotangent, like):
         if cotangent.shape == like.shape:
             return np.ascontiguousarray(cotangent)
         return _reduce(cotangent, like.shape)
+    return impl
+
+
+def extreme_along(x, axis, smallest):
+    """``np.min(x, axis=axis)`` (``smallest``) or ``np.max``, which numba does not take
+    with an axis; matrices."""
+    raise NotImplementedError("extreme_along runs compiled (numba), in the generated code")
+
+
+@overload(extreme_along)
+def _extreme_along(x, axis, smallest):
+    if not isinstance(x, types.Array) or x.ndim != 2:
+        raise numba.core.errors.TypingError(
+            "np.min and np.max with an axis: the compiled engine takes matrices")
+
+    def impl(x, axis, smallest):
+        rows, cols = x.shape
+        if axis == 0:
+            out = x[0].copy()
+            for i in range(1, rows):
+                for j in range(cols):
+                    v = x[i, j]
+                    if (v < out[j]) if smallest else (v > out[j]):
+                        out[j] = v
+            return out
+        out = np.empty(rows)
+        for i in range(rows):
+            out[i] = np.min(x[i]) if smallest else np.max(x[i])
+        return out
     return impl

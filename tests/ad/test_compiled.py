@@ -1,0 +1,360 @@
+"""The compiled engine (kernels.ad.compiled) against forward mode's dual numbers, an
+independent reference, on hand-written and randomly generated functions; the field's evals
+it compiles against their hand-written derivatives; every construct it refuses named with
+its line; numba's disk cache found by a second process."""
+
+import functools
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kernels.ad import compiled, forward
+from kernels.ad.compiled import CompileRefused
+from kernels.ad.problems import PROBLEMS
+
+RTOL = 1e-10
+
+
+def _close(got, want, rtol=RTOL):
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        assert np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol * max(1.0, np.max(np.abs(w))))
+
+
+# -- hand-written cases: one construct each -------------------------------------------
+
+def scalar_loop(x, y):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + np.sin(x[i]) * y
+        if i % 2 == 0:
+            s = s * 1.5
+    return s + np.sum(np.exp(x) * x)
+
+
+def nested_triangle(x):
+    # the inner loop's length changes with the outer index: each count is saved
+    total = 0.0
+    for i in range(len(x)):
+        acc = x[i]
+        for j in range(i):
+            acc = acc * np.cos(x[j]) + x[i] / (1.0 + j)
+        total = total + acc * acc
+    return total
+
+
+def carried_arrays(x, w):
+    h = x
+    c = x * 0.0
+    for _ in range(4):
+        g = np.tanh(h * w + c)
+        c = c * 0.5 + g
+        h = g * np.sin(c)
+    return np.sum(h * h) + np.sum(c)
+
+
+def swap(x, y):
+    a, b = x, y
+    for _ in range(3):
+        a, b = b, a * b + 1.0
+    return np.sum(a) + np.sum(b)
+
+
+def branch_values(x):
+    # one branch computes an array the other does not: each branch saves its own
+    out = 0.0
+    for i in range(len(x)):
+        if x[i] > 0.5:
+            t = np.exp(x * x[i])
+            out = out + np.sum(t)
+        else:
+            out = out - x[i] ** 2
+    return out
+
+
+def _helper(v, scale=2.0):
+    return np.tanh(v) * scale
+
+
+def inlined(x):
+    return np.sum(_helper(x) + _helper(x[::-1], scale=0.5)) + _helper(x[0])
+
+
+def slices_and_joins(x):
+    y = np.concatenate((x[:1], x[1:] * x[:-1]))
+    z = np.concatenate((y, x[::2]))
+    return np.sum(z * z) + y[-1] * x[0]
+
+
+def matrices(a, b):
+    m = np.reshape(a, (3, 4))
+    v = m @ b
+    w = m.T @ v
+    return np.dot(v, v) + np.sum(np.dot(m, m.T)) + np.sum(w * b) + np.sum(m, axis=0)[1]
+
+
+def broadcasting(a, b):
+    m = np.reshape(a, (3, 4))
+    col = np.reshape(b, (3, 1))
+    return np.sum(m * col + b[0]) + np.sum(np.exp(m - np.max(m)))
+
+
+def reductions(a):
+    m = np.reshape(a, (4, 3))
+    return (np.sum(np.min(m, axis=0)) + np.sum(np.max(m, axis=1)) + np.max(a)
+            + np.sum(np.sum(m, axis=1) ** 2))
+
+
+def conditional_expression(x):
+    total = 0.0
+    for j in range(len(x)):
+        term = x[j] * x[j - 1]
+        total = total + term if j % 2 == 0 else total - term
+    return total
+
+
+def keyword_data(x, *, scale, offset=1.0):
+    return np.sum(np.log(x * scale + offset))
+
+
+CASES = [
+    (scalar_loop, lambda rng: (rng.random(7), 0.7)),
+    (nested_triangle, lambda rng: (rng.random(6),)),
+    (carried_arrays, lambda rng: (rng.random(5), rng.random(5))),
+    (swap, lambda rng: (rng.random(4), rng.random(4))),
+    (branch_values, lambda rng: (rng.random(8),)),
+    (inlined, lambda rng: (rng.random(5),)),
+    (slices_and_joins, lambda rng: (rng.random(6),)),
+    (matrices, lambda rng: (rng.random(12), rng.random(4))),
+    (broadcasting, lambda rng: (rng.random(12), rng.random(3))),
+    (reductions, lambda rng: (rng.random(12),)),
+    (conditional_expression, lambda rng: (rng.random(6),)),
+]
+
+
+@pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_matches_forward_mode(f, make):
+    rng = np.random.default_rng(7)
+    for _ in range(2):
+        args = make(rng)
+        _close(compiled.gradient(f, *args), forward.gradient(f, *args))
+        assert compiled.objective(f, *args)(*args) == pytest.approx(f(*args), rel=1e-12)
+
+
+def test_data_by_keyword_is_not_differentiated():
+    x = np.random.default_rng(1).random(5) + 0.5
+    bound = functools.partial(keyword_data, scale=3.0)
+    (g,) = compiled.gradient(bound, x)
+    np.testing.assert_allclose(g, 3.0 / (3.0 * x + 1.0), rtol=1e-13)
+    (g2,) = compiled.gradient(functools.partial(keyword_data, scale=3.0, offset=2.0), x)
+    np.testing.assert_allclose(g2, 3.0 / (3.0 * x + 2.0), rtol=1e-13)
+
+
+def test_float_argument_gives_a_float():
+    grads = compiled.gradient(scalar_loop, np.linspace(0.1, 0.9, 5), 0.3)
+    assert isinstance(grads[1], float) and grads[0].shape == (5,)
+
+
+def test_the_tape_grows_and_is_reused():
+    # 20,000 iterations push more than the first tape holds: grown, then kept
+    def long_loop(x):
+        s = 0.0
+        for i in range(20000):
+            s = s + np.sin(x[i % 3] * s + 0.001 * i)
+        return s
+
+    x = np.array([0.3, 0.5, 0.7])
+    want = forward.gradient(long_loop, x)
+    _close(compiled.gradient(long_loop, x), want)
+    prepared, _ = compiled.prepare(long_loop, x)
+    assert prepared.compiled._ft.size >= 20000 * 2
+    _close(compiled.gradient(long_loop, x), want)
+
+
+# -- random programs ------------------------------------------------------------------
+
+_STATEMENTS = [
+    "a = np.sin(a) * b + s",
+    "b = np.tanh(a * b) - np.cos(s)",
+    "s = s * 0.9 + np.sum(a * a) / (1.0 + np.sum(b * b))",
+    "a = np.concatenate((a[:1], a[1:] * b[:-1]))",
+    "s = s + a[i % 4] * b[(i + 1) % 4]",
+    "b = b * np.exp(-s * s) + a[::-1]",
+    "s = np.sqrt(s * s + 1.0) + np.max(a)",
+    "a = a / (1.0 + b * b)",
+]
+
+
+@st.composite
+def _programs(draw):
+    lines, depth = ["def program(a, b, s):"], 1
+    count = draw(st.integers(2, 6))
+    for _ in range(count):
+        kind = draw(st.sampled_from(["plain", "loop", "branch"]))
+        body = [draw(st.sampled_from(_STATEMENTS)) for _ in range(draw(st.integers(1, 3)))]
+        if kind == "plain":
+            body = [b.replace("i % 4", "1").replace("(i + 1) % 4", "2") for b in body]
+            lines += ["    " * depth + b for b in body]
+        elif kind == "loop":
+            lines.append("    " * depth + f"for i in range({draw(st.integers(0, 4))}):")
+            lines += ["    " * (depth + 1) + b for b in body]
+        else:
+            lines.append("    " * depth + "for i in range(3):")
+            lines.append("    " * (depth + 1) + "if i % 2 == 0:")
+            lines += ["    " * (depth + 2) + b for b in body]
+            lines.append("    " * (depth + 1) + "else:")
+            lines.append("    " * (depth + 2) + "s = s * 1.1")
+    lines.append("    return np.sum(a * b) + s")
+    return "\n".join(lines) + "\n"
+
+
+_MODULES = []
+
+
+def _load(tmp_path_factory, source):
+    path = tmp_path_factory.mktemp("programs") / f"program_{len(_MODULES)}.py"
+    path.write_text("import numpy as np\n\n\n" + source)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _MODULES.append(module)  # alive for linecache while the test runs
+    return module.program
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(source=_programs(), seed=st.integers(0, 2**16))
+def test_random_programs_match_forward_mode(tmp_path_factory, source, seed):
+    program = _load(tmp_path_factory, source)
+    rng = np.random.default_rng(seed)
+    args = (rng.random(4), rng.random(4), float(rng.random()))
+    want = forward.gradient(program, *args)
+    _close(compiled.gradient(program, *args), want, rtol=1e-9)
+
+
+# -- the field's evals ----------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans"])
+def test_evals_match_their_hand_written_derivatives(name):
+    problem = PROBLEMS[name]
+    rng = np.random.default_rng(3)
+    size = problem.sizes[0]
+    data = problem.make_data(size, rng) if problem.make_data else {}
+    args = problem.make_args(size, rng, **data)
+    value, want = problem.manual(*args, **data)
+    f = functools.partial(problem.f, **data)
+    got = compiled.gradient(f, *args)
+    for g, w in zip(got, want):
+        assert np.max(np.abs(g - w)) <= 1e-8 * np.max(np.abs(w))
+    assert compiled.objective(f, *args)(*args) == pytest.approx(value, rel=1e-12)
+
+
+# -- refusals: the construct and its line ---------------------------------------------
+
+def uses_while(x):
+    s = 0.0
+    while s < 1.0:
+        s = s + x[0]
+    return s
+
+
+def writes_into_array(x):
+    y = np.zeros(3)
+    y[0] = x[0]
+    return np.sum(y)
+
+
+def recursive(x, k):
+    return x[0] if k == 0 else recursive(x, k - 1)
+
+
+def escapes(x):
+    return float(x[0]) * 2.0
+
+
+def active_bound(x):
+    s = 0.0
+    for i in range(int(x[0])):
+        s = s + x[i]
+    return s
+
+
+def no_partials_rule(x):
+    return np.sum(np.cross(x, x))
+
+
+def matrix_only_axis(x):
+    return np.sum(np.max(x[None, :, None], axis=1))
+
+
+def loop_local_after(x):
+    for i in range(3):
+        t = x * i
+    return np.sum(t)
+
+
+REFUSED = [
+    (uses_while, 2, "while loop"),
+    (writes_into_array, 2, "assignment into an array"),
+    (recursive, 1, "recursive call of recursive"),
+    (escapes, 1, "float() of a differentiated value"),
+    (active_bound, 2, "int() of a differentiated value"),
+    (no_partials_rule, 1, "numpy.cross"),
+    (matrix_only_axis, 1, "takes matrices"),
+    (loop_local_after, 3, "first assigned in the loop"),
+]
+
+
+@pytest.mark.parametrize("f, offset, what", REFUSED, ids=[f.__name__ for f, _, _ in REFUSED])
+def test_refused_by_construct_and_line(f, offset, what):
+    x = np.array([0.5, 1.5, 2.5])
+    args = (x, 2) if f is recursive else (x,)
+    with pytest.raises(CompileRefused) as caught:
+        compiled.gradient(f, *args)
+    message = str(caught.value)
+    assert what in message
+    assert f"line {f.__code__.co_firstlineno + offset}" in message
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(TypeError, match="str"):
+        compiled.gradient(scalar_loop, np.ones(3), "text")
+    with pytest.raises(TypeError, match="takes 2 differentiated arguments"):
+        compiled.gradient(scalar_loop, np.ones(3))
+
+
+# -- numba's disk cache ---------------------------------------------------------------
+
+_CHILD = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    sys.path.insert(0, {root!r})
+    from tests.ad.test_compiled import carried_arrays
+    from kernels.ad import compiled
+    x = np.linspace(0.1, 0.5, 5)
+    prepared, args = compiled.prepare(carried_arrays, x, x[::-1].copy())
+    value, grads = prepared.gradient(*args)
+    stats = [d.stats for d in (prepared.compiled._objective, prepared.compiled._gradient)]
+    print(json.dumps({{"hits": [sum(s.cache_hits.values()) for s in stats],
+                      "misses": [sum(s.cache_misses.values()) for s in stats],
+                      "grad": [list(g) for g in grads]}}))
+""")
+
+
+def test_a_second_process_loads_both_functions_from_numbas_cache(tmp_path):
+    root = str(__import__("pathlib").Path(__file__).resolve().parents[2])
+    env = {**__import__("os").environ, "QSIM_BENCH_CACHE": str(tmp_path)}
+    runs = [json.loads(subprocess.run([sys.executable, "-c", _CHILD.format(root=root)],
+                                      env=env, capture_output=True, text=True,
+                                      check=True).stdout) for _ in range(2)]
+    assert runs[0]["misses"] == [1, 1]
+    assert runs[1]["hits"] == [1, 1] and runs[1]["misses"] == [0, 0]
+    assert runs[0]["grad"] == runs[1]["grad"]
