@@ -7,8 +7,9 @@ derivative is written. The structural operations (indexing, reductions, products
 transposes, reshapes, joins) move or sum entries without a derivative of their own: their
 adjoints are the transposed moves, written once in :data:`STRUCTURAL`.
 
-An adjoint is text: ``{g}`` is the output's cotangent, and each rule is given its
-operands' names, their cotangents' names and their numba kinds (:mod:`.kinds`).
+An adjoint is a list of terms (:class:`Term`), text in which ``{g}`` is the output's
+cotangent; each rule is given its operands' names, their shapes and their numba kinds
+(:mod:`.kinds`).
 """
 
 import ast
@@ -153,12 +154,24 @@ class _Globals(ast.NodeTransformer):
 
 # -- the structural operations ----------------------------------------------------------
 
+class Term(NamedTuple):
+    """One operand's share of an adjoint: ``expr`` (``{g}``: the output's cotangent) added
+    into the operand's cotangent, or into ``index`` of it. ``shaped``: ``expr`` has the
+    operand's shape, so the first term may become the cotangent itself (where it shares
+    memory with the output's cotangent, that one is not read again: an operation's adjoint
+    runs after every use of its output); else (broadcast) it is added into zeros."""
+
+    operand: int
+    expr: str
+    index: str | None = None
+    shaped: bool = True
+
+
 class Names(NamedTuple):
-    """What an adjoint is written from: the operands' text, their cotangents' names, their
-    kinds, and the output's kind; ``shape(k)``: text for operand k's shape."""
+    """What an adjoint is written from: the operands' text, their kinds, and the output's
+    kind; ``shape(k)``: text for operand k's shape."""
 
     args: list
-    grads: list
     kinds: list
     out: object
     shape: Callable
@@ -167,8 +180,7 @@ class Names(NamedTuple):
 class Structural(NamedTuple):
     """``keywords``: those it takes (as constants); ``primal(count, static)``: its Python
     text for ``count`` operands; ``reads(op)``: [(operand, SHAPE | VALUE)], operand -1 the
-    output; ``adjoint(op, names)``: [(operand, statement)] for the active operands, the
-    statement with ``{g}`` for the output's cotangent."""
+    output; ``adjoint(op, names)``: a :class:`Term` per operand it differentiates."""
 
     keywords: frozenset
     primal: Callable
@@ -192,8 +204,8 @@ def _sum_primal(count, static):
 def _sum_adjoint(op, n):
     axis = _axis(op.static, n.kinds[0].ndim)
     if axis is None:
-        return [(0, f"{n.grads[0]} += {{g}}")]
-    return [(0, f"{n.grads[0]} += np.expand_dims({{g}}, {axis})")]
+        return [Term(0, "{g}", shaped=False)]
+    return [Term(0, f"np.expand_dims({{g}}, {axis})", shaped=False)]
 
 
 def _extremum_primal(which):
@@ -209,10 +221,10 @@ def _extremum_adjoint(op, n):
     x, out = n.args[0], op.out.name
     axis = _axis(op.static, n.kinds[0].ndim)
     if axis is None:
-        return [(0, f"{n.grads[0]} += {{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
+        return [Term(0, f"{{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
     hit = f"({x} == np.expand_dims({out}, {axis}))"
-    return [(0, f"{n.grads[0]} += np.expand_dims({{g}}, {axis}) * {hit} / np.expand_dims("
-                f"np.sum({hit}, axis={axis}), {axis})")]
+    return [Term(0, f"np.expand_dims({{g}}, {axis}) * {hit} / np.expand_dims("
+                    f"np.sum({hit}, axis={axis}), {axis})")]
 
 
 def _product_adjoint(op, n):
@@ -230,17 +242,17 @@ def _product_adjoint(op, n):
         da, db = f"np.dot({b}, {{g}})", f"np.outer({a}, {{g}})"
     else:
         da, db = f"np.dot({{g}}, {b}.T)", f"np.dot({a}.T, {{g}})"
-    return [(0, f"{n.grads[0]} += {da}"), (1, f"{n.grads[1]} += {db}")]
+    return [Term(0, da), Term(1, db)]
 
 
 def _transpose_adjoint(op, n):
     if n.kinds[0].ndim > 2:
         raise NotImplementedError("the transpose of an array of more than two dimensions")
-    return [(0, f"{n.grads[0]} += {{g}}.T")]
+    return [Term(0, "{g}.T")]
 
 
 def _reshape_adjoint(op, n):
-    return [(0, f"{n.grads[0]} += np.ascontiguousarray({{g}}).reshape({n.grads[0]}.shape)")]
+    return [Term(0, f"np.ascontiguousarray({{g}}).reshape({n.shape(0)})")]
 
 
 def _concatenate_primal(count, static):
@@ -256,7 +268,7 @@ def _concatenate_adjoint(op, n):
     for k in range(len(n.args)):
         size = f"{n.shape(k)}[{axis}]"
         stop = size if start == "0" else f"{start} + {size}"
-        found.append((k, f"{n.grads[k]} += {{g}}[{lead}{start}:{stop}]"))
+        found.append(Term(k, f"{{g}}[{lead}{start}:{stop}]"))
         start = stop
     return found
 
@@ -272,7 +284,7 @@ def _getitem_adjoint(op, n):
     picks = [":" if kind == "slice" else "0" for kind in layout if kind != "int"]
     g = "{g}" if "0" not in picks else "{g}[" + ", ".join(picks) + "]"
     index = ", ".join(into) if into else "..."
-    return [(0, f"{n.grads[0]}[{index}] += {g}")]
+    return [Term(0, g, index=index)]
 
 
 def _none(op):

@@ -8,8 +8,9 @@ adds in place, so no cotangent is ever shared. The tape is ``_ft``/``_it`` with 
 ``_fc``/``_ic`` (:mod:`.runtime`).
 """
 
+from . import activity
 from .activity import Plan, differentiable
-from .adjoints import VALUE, Names, partial_reads, rule_of
+from .adjoints import VALUE, Names, Term, partial_reads, rule_of
 from .ir import Const, Copy, If, Loop, Op
 from .kinds import Kind
 
@@ -78,6 +79,7 @@ def gradient(fn, digest):
     reverse = _Reverse(w, plan)
     for p in fn.params:
         w(1, f"{p.grad} = {reverse.zero(p, fn.body)}")
+    reverse.at.append(fn.body)
     reverse.block(fn.body, 1, seed=fn.result)
     grads = ", ".join(p.grad for p in fn.params)
     w(1, f"return {fn.result.name}, ({grads}{',' if len(fn.params) == 1 else ''}), _ft, _it")
@@ -183,6 +185,8 @@ def _tape_kind(v):
 class _Reverse:
     def __init__(self, w, plan):
         self.w, self.plan = w, plan
+        self.pending = []  # per open block: id -> value whose cotangent is not made yet
+        self.at = []  # the open blocks
 
     def shape(self, value, at):
         if self.plan.available(value, at):
@@ -240,71 +244,125 @@ class _Reverse:
                 found.extend(c.head for c in stmt.carried if c.head.active)
         return found
 
-    def block(self, block, depth, seed=None, prologue=()):
+    # A cotangent is made where its first term (in the adjoint's order) is added, as that
+    # term, when the term is in the value's own block and has its shape; otherwise as
+    # zeros, just before the first statement that may add into it (a nested block, a
+    # broadcast, an index). A value whose cotangent was never made when its operation's
+    # adjoint comes has a zero cotangent: the adjoint is skipped.
+
+    def ensure(self, value, depth):
+        pending = self.pending[-1]
+        if id(value) in pending:
+            del pending[id(value)]
+            self.w(depth, f"{value.grad} = {self.zero(value, self.at[-1])}")
+
+    def zero_cotangent(self, value):
+        return any(id(value) in p for p in self.pending)
+
+    def add(self, value, expr, depth, index=None, shaped=True, at=""):
+        if isinstance(value, Const) or not value.active:
+            return
+        comment = f"  # {at}" if at else ""
+        pending = self.pending[-1]
+        if id(value) in pending and index is None and shaped:
+            del pending[id(value)]
+            self.w(depth, f"{value.grad} = {expr}{comment}")
+            return
+        self.ensure(value, depth)
+        target = value.grad if index is None else f"{value.grad}[{index}]"
+        self.w(depth, f"{target} += {expr}{comment}")
+
+    def block(self, block, depth, seed=None, prologue=None):
         w, start = self.w, len(self.w.lines)
         if block.loop is not None:
             self.pops(block, depth)
-        for v in self.defined(block):
-            w(depth, f"{v.grad} = {self.zero(v, block)}")
-        if seed is not None and seed.active:
-            w(depth, f"{seed.grad} += _seed")
-        for line in prologue:
-            w(depth, line)
+        self.pending.append({id(v): v for v in self.defined(block)})
+        self.at.append(block)
+        if seed is not None:
+            self.add(seed, "_seed", depth)
+        if prologue is not None:
+            prologue(depth)
         for stmt in reversed(block.stmts):
             if isinstance(stmt, Op) and stmt.adjoint is not None:
-                for line in self.adjoint(stmt, block):
-                    w(depth, f"{line}  # {stmt.line}")
+                if not self.zero_cotangent(stmt.out):
+                    self.adjoint(stmt, block, depth)
             elif isinstance(stmt, Copy) and stmt.dst.active and stmt.src.active:
-                w(depth, f"{stmt.src.grad} += {stmt.dst.grad}")
+                if not self.zero_cotangent(stmt.dst):
+                    self.add(stmt.src, stmt.dst.grad, depth)
             elif isinstance(stmt, If) and (differentiable(stmt.then)
                                            or differentiable(stmt.orelse)):
+                self.ensure_inside(stmt, depth)
                 w(depth, f"if {stmt.flag.name} == 1:")
                 self.block(stmt.then, depth + 1)
                 w(depth, "else:")
                 self.block(stmt.orelse, depth + 1)
             elif isinstance(stmt, Loop) and (differentiable(stmt.body)
                                              or any(c.head.active for c in stmt.carried)):
+                self.ensure_inside(stmt, depth)
                 self.loop(stmt, depth)
+        self.pending.pop()
+        self.at.pop()
         if len(w.lines) == start:
             w(depth, "pass")
+
+    def ensure_inside(self, stmt, depth):
+        """Make, as zeros, the pending cotangents a nested block may add into."""
+        pending = self.pending[-1]
+        if not pending:
+            return
+        inner = [stmt] + list(activity.walk(stmt.body if isinstance(stmt, Loop) else stmt.then))
+        if isinstance(stmt, If):
+            inner += list(activity.walk(stmt.orelse))
+        used = set()
+        for s in inner:
+            if isinstance(s, Op):
+                used.update(id(a) for a in s.args)
+            elif isinstance(s, Copy):
+                used.update((id(s.src), id(s.dst)))
+            elif isinstance(s, Loop):
+                for c in s.carried:
+                    used.update((id(c.head), id(c.entry), id(c.end)))
+        for key in [k for k in pending if k in used]:
+            self.ensure(pending[key], depth)
 
     def loop(self, loop, depth):
         w = self.w
         carried = [c for c in loop.carried if c.head.active]
-        prologue = []
-        for k, c in enumerate(carried):  # the head's cotangent is the end's, one iteration on
-            prologue.append(f"_c{k} = {c.head.grad}")
-        for c in carried:
-            prologue.append(f"{c.head.grad} = {self.zero(c.head, loop.body)}")
-        for k, c in enumerate(carried):
-            if c.end.active:
-                prologue.append(f"{c.end.grad} += _c{k}")
+
+        def prologue(d):  # the head's cotangent is the end's, one iteration on
+            for k, c in enumerate(carried):
+                w(d, f"_c{k} = {c.head.grad}")
+            for c in carried:
+                w(d, f"{c.head.grad} = {self.zero(c.head, loop.body)}")
+            for k, c in enumerate(carried):
+                self.add(c.end, f"_c{k}", d)
         w(depth, f"for _ in range({loop.count.name}):")
         self.block(loop.body, depth + 1, prologue=prologue)
         for c in carried:
-            if c.entry.active:
-                w(depth, f"{c.entry.grad} += {c.head.grad}")
+            self.add(c.entry, c.head.grad, depth)
 
-    def adjoint(self, op, block):
+    def adjoint(self, op, block, depth):
         g = op.out.grad
         if op.adjoint == "elementwise":
-            return self.elementwise(op, g, block)
-        names = Names([a.name for a in op.args], [getattr(a, "grad", None) for a in op.args],
-                      [_kind(a) for a in op.args], _kind(op.out),
-                      lambda k: self.shape(op.args[k], block))
-        try:
-            found = rule_of(op).adjoint(op, names)
-        except (NotImplementedError, ValueError) as e:
-            raise EmitError(f"{e} ({op.line})") from None
-        return [stmt.replace("{g}", g) for k, stmt in found if op.args[k].active]
+            terms = self.elementwise(op, g)
+        else:
+            names = Names([a.name for a in op.args], [_kind(a) for a in op.args],
+                          _kind(op.out), lambda k: self.shape(op.args[k], block))
+            try:
+                terms = rule_of(op).adjoint(op, names)
+            except (NotImplementedError, ValueError) as e:
+                raise EmitError(f"{e} ({op.line})") from None
+        for t in terms:
+            self.add(op.args[t.operand], t.expr.replace("{g}", g), depth, t.index, t.shaped,
+                     op.line)
 
-    def elementwise(self, op, g, block):
-        lines = []
+    def elementwise(self, op, g):
+        terms = []
         static = op.static
         out_kind = _kind(op.out)
+        block = self.at[-1]
         for i, arg in enumerate(op.args):
-            name = static.names[i]
-            if name is None or not arg.active:
+            if static.names[i] is None or not arg.active:
                 continue
             constant = static.constants[i]
             if constant == 1.0:
@@ -316,14 +374,12 @@ class _Reverse:
                 values = [op.out.name if ans else "0.0"] + [
                     a.name if positions is None or k in positions else "0.0"
                     for k, a in enumerate(op.args)]
-                c = f"{g} * {name}({', '.join(values)})"
+                c = f"{g} * {static.names[i]}({', '.join(values)})"
             kind = _kind(arg)
             if kind.category != "array":
-                lines.append(f"{arg.grad} += {c}" if out_kind.category != "array"
-                             else f"{arg.grad} += np.sum({c})")
+                terms.append(Term(i, c if out_kind.category != "array" else f"np.sum({c})"))
             elif all(_kind(o).category != "array" for k, o in enumerate(op.args) if k != i):
-                lines.append(f"{arg.grad} += {c}")
+                terms.append(Term(i, c))  # the others are scalars: no broadcasting
             else:
-                lines.append(f"{arg.grad} += _rt.sum_to({c}, {arg.grad})")
-        return lines
-
+                terms.append(Term(i, f"_rt.sum_to({c}, {self.shape(arg, block)})"))
+        return terms

@@ -34,9 +34,8 @@ def put(tape, cursor, values):
     return cursor + flat.size
 
 
-def sum_to(cotangent, like):
-    """``cotangent`` summed over the axes it was broadcast along, to ``like``'s shape (a
-    float where ``like`` is one)."""
+def sum_to(cotangent, shape):
+    """``cotangent`` summed over the axes it was broadcast along, down to ``shape``."""
     raise NotImplementedError("sum_to runs compiled (numba), in the generated code")
 
 
@@ -66,18 +65,14 @@ def _reduce(g, shape):
 
 
 @overload(sum_to)
-def _sum_to(cotangent, like):
-    if isinstance(like, types.Number):
-        if isinstance(cotangent, types.Number):
-            return lambda cotangent, like: cotangent
-        return lambda cotangent, like: np.sum(cotangent)
+def _sum_to(cotangent, shape):
     if isinstance(cotangent, types.Number):
-        return lambda cotangent, like: np.full(like.shape, cotangent)
+        return lambda cotangent, shape: np.full(shape, cotangent)
 
-    def impl(cotangent, like):
-        if cotangent.shape == like.shape:
-            return np.ascontiguousarray(cotangent)
-        return _reduce(cotangent, like.shape)
+    def impl(cotangent, shape):
+        if cotangent.shape == shape:
+            return cotangent
+        return _reduce(cotangent, shape)
     return impl
 
 
