@@ -63,7 +63,8 @@ class _Compiled:
 
     def __init__(self, f, data, args):
         started = time.perf_counter()
-        fn = activity.prune(Lowering().function(f, frozenset(data)))
+        fn = Lowering().function(f, frozenset(data))
+        fn = activity.merge(activity.hoist(activity.prune(fn)))
         self.data_names = [v.name for v in fn.data]
         values = [data[name] for name in self.data_names]
         if len(args) != len(fn.params):

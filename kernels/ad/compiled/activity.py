@@ -10,7 +10,7 @@ cotangent), and the flags and counts that replay the control flow.
 """
 
 from .adjoints import SHAPE, VALUE, partial_reads, rule_of
-from .ir import Copy, If, Loop, Op, Value
+from .ir import Carried, Copy, If, Loop, Op, Value
 
 
 def walk(block):
@@ -62,9 +62,110 @@ def _drop(block, used):
     return dropped
 
 
+def hoist(fn):
+    """Move out of each loop the slices of values computed before it (``x[1:]`` of a
+    parameter): they are the same every iteration, so they are computed once, saved never,
+    and their adjoint adds the summed cotangent once after the loop's. Only slices, which
+    cannot raise: an operation that may fail stays where a loop that runs no iteration
+    would not run it."""
+    _hoist(fn.body)
+    return fn
+
+
+def _hoist(block):
+    out = []
+    for stmt in block.stmts:
+        if isinstance(stmt, If):
+            _hoist(stmt.then)
+            _hoist(stmt.orelse)
+        elif isinstance(stmt, Loop):
+            _hoist(stmt.body)
+            inside = {id(c.head) for c in stmt.carried} | {id(stmt.target)}
+            inside.update(id(v) for s in walk(stmt.body) for v in _defined(s))
+            kept = []
+            for s in stmt.body.stmts:
+                if (isinstance(s, Op) and s.adjoint == "getitem"
+                        and "int" not in s.static[0]
+                        and not any(id(a) in inside for a in s.args)):
+                    s.out.block = block
+                    out.append(s)
+                    inside.discard(id(s.out))
+                else:
+                    kept.append(s)
+            stmt.body.stmts = kept
+        out.append(stmt)
+    block.stmts = out
+
+
+def _defined(stmt):
+    if isinstance(stmt, Op):
+        return [stmt.out]
+    if isinstance(stmt, Copy):
+        return [stmt.dst]
+    if isinstance(stmt, Loop):
+        return [stmt.target, stmt.count] + [c.head for c in stmt.carried]
+    if isinstance(stmt, If):
+        return [stmt.flag]
+    return []
+
+
+def merge(fn):
+    """Compute an operation once where the same one, on the same operands, was computed
+    before it in its block or an enclosing one (the four ``x[1:]`` of an inlined helper
+    called four times): its uses read the first, and its adjoint runs once, on the
+    summed cotangent."""
+    same = {}
+    _merge(fn.body, {}, same)
+    if same:
+        for stmt in walk(fn.body):
+            _substitute(stmt, same)
+        fn.result = same.get(id(fn.result), fn.result)
+    return fn
+
+
+def _key(op):
+    return (op.primal, op.adjoint, repr(op.static),
+            tuple(id(a) if isinstance(a, Value) else a.text for a in op.args))
+
+
+def _merge(block, seen, same):
+    seen = dict(seen)
+    kept = []
+    for stmt in block.stmts:
+        if isinstance(stmt, Op):
+            _substitute(stmt, same)
+            key = _key(stmt)
+            if key in seen:
+                same[id(stmt.out)] = seen[key]
+                continue
+            seen[key] = stmt.out
+        elif isinstance(stmt, If):
+            _substitute(stmt, same)
+            _merge(stmt.then, seen, same)
+            _merge(stmt.orelse, seen, same)
+        elif isinstance(stmt, Loop):
+            _substitute(stmt, same)
+            _merge(stmt.body, seen, same)
+        kept.append(stmt)
+    block.stmts = kept
+
+
+def _substitute(stmt, same):
+    if isinstance(stmt, Op):
+        stmt.args = [same.get(id(a), a) for a in stmt.args]
+    elif isinstance(stmt, Copy):
+        stmt.src = same.get(id(stmt.src), stmt.src)
+    elif isinstance(stmt, If):
+        stmt.test = same.get(id(stmt.test), stmt.test)
+    elif isinstance(stmt, Loop):
+        stmt.bounds = [same.get(id(b), b) for b in stmt.bounds]
+        stmt.carried = [Carried(c.head, same.get(id(c.entry), c.entry),
+                                same.get(id(c.end), c.end)) for c in stmt.carried]
+
+
 def differentiable(block):
     """Whether ``block`` holds work the adjoint replays."""
-    return any((isinstance(s, Op) and s.adjoint is not None)
+    return any((isinstance(s, Op) and s.differentiated)
                or (isinstance(s, Copy) and s.dst.active and s.src.active)
                or (isinstance(s, Loop) and s.carried and any(c.head.active for c in s.carried))
                for s in walk(block))
@@ -125,7 +226,7 @@ class Plan:
             if isinstance(stmt, Op):
                 if stmt.out.active:
                     self._array_shape(stmt.out, block)
-                if stmt.adjoint is not None:
+                if stmt.differentiated:
                     self._rule_reads(stmt, block)
             elif isinstance(stmt, Copy):
                 if stmt.dst.active and stmt.dst.block is block:

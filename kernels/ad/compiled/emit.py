@@ -272,7 +272,7 @@ class _Reverse:
         target = value.grad if index is None else f"{value.grad}[{index}]"
         self.w(depth, f"{target} += {expr}{comment}")
 
-    def block(self, block, depth, seed=None, prologue=None):
+    def block(self, block, depth, seed=None, prologue=None, finish=()):
         w, start = self.w, len(self.w.lines)
         if block.loop is not None:
             self.pops(block, depth)
@@ -283,7 +283,7 @@ class _Reverse:
         if prologue is not None:
             prologue(depth)
         for stmt in reversed(block.stmts):
-            if isinstance(stmt, Op) and stmt.adjoint is not None:
+            if isinstance(stmt, Op) and stmt.differentiated:
                 if not self.zero_cotangent(stmt.out):
                     self.adjoint(stmt, block, depth)
             elif isinstance(stmt, Copy) and stmt.dst.active and stmt.src.active:
@@ -300,6 +300,8 @@ class _Reverse:
                                              or any(c.head.active for c in stmt.carried)):
                 self.ensure_inside(stmt, depth)
                 self.loop(stmt, depth)
+        for v in finish:
+            self.ensure(v, depth)
         self.pending.pop()
         self.at.pop()
         if len(w.lines) == start:
@@ -329,15 +331,16 @@ class _Reverse:
         w = self.w
         carried = [c for c in loop.carried if c.head.active]
 
-        def prologue(d):  # the head's cotangent is the end's, one iteration on
+        def prologue(d):
+            # the head's cotangent is the end's, one iteration on; the head's own is made
+            # afresh by the body's terms (zeros at the end where none came)
             for k, c in enumerate(carried):
                 w(d, f"_c{k} = {c.head.grad}")
-            for c in carried:
-                w(d, f"{c.head.grad} = {self.zero(c.head, loop.body)}")
+                self.pending[-1][id(c.head)] = c.head
             for k, c in enumerate(carried):
                 self.add(c.end, f"_c{k}", d)
         w(depth, f"for _ in range({loop.count.name}):")
-        self.block(loop.body, depth + 1, prologue=prologue)
+        self.block(loop.body, depth + 1, prologue=prologue, finish=[c.head for c in carried])
         for c in carried:
             self.add(c.entry, c.head.grad, depth)
 

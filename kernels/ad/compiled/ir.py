@@ -63,7 +63,7 @@ class Op:
     operands ``args``, written for the code at ``line`` (file, line and function, as
     errors name it); ``adjoint`` names the emitter's rule (:mod:`.adjoints`) and
     ``static`` holds what that rule needs besides the operands (an axis, an index's
-    layout); ``None``: not differentiable (its output is inactive)."""
+    layout); ``None``: not differentiable. The adjoint runs where the output is active."""
 
     line: str
     out: Value
@@ -71,6 +71,10 @@ class Op:
     args: list
     adjoint: str | None = None
     static: object = None
+
+    @property
+    def differentiated(self):
+        return self.out.active
 
 
 @dataclass

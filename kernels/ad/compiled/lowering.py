@@ -239,8 +239,7 @@ class Lowering:
         out = self.fresh(active, block)
         where = self.frames[-1].where
         at = f"{where.filename}, line {getattr(node, 'lineno', '?')}, in {where.function}"
-        block.stmts.append(Op(at, out, primal, list(args), adjoint if active else None,
-                              static))
+        block.stmts.append(Op(at, out, primal, list(args), adjoint, static))
         return out
 
     def expr(self, node, env, block):
@@ -275,6 +274,8 @@ class Lowering:
     def expr_UnaryOp(self, node, env, block):
         a = self.expr(node.operand, env, block)
         if isinstance(node.op, ast.USub):
+            if isinstance(a, Const) and a.text not in ("np", "None", "True", "False"):
+                return Const(f"(-{a.text})")  # a literal: folded, not computed
             return self.elementwise(node, np.negative, "(-{0})", [a], block)
         if isinstance(node.op, ast.UAdd):
             return a

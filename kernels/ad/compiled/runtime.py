@@ -69,6 +69,33 @@ def _sum_to(cotangent, shape):
     if isinstance(cotangent, types.Number):
         return lambda cotangent, shape: np.full(shape, cotangent)
 
+    if cotangent.ndim == 2 and len(shape) == 2:
+        def matrix(cotangent, shape):  # a row or a column broadcast: one pass, in order
+            if cotangent.shape == shape:
+                return cotangent
+            rows, cols = cotangent.shape
+            if shape[0] == rows and shape[1] == 1:
+                out = np.empty((rows, 1))
+                for i in range(rows):
+                    out[i, 0] = np.sum(cotangent[i])
+                return out
+            if shape[0] == 1 and shape[1] == cols:
+                out = np.zeros((1, cols))
+                for i in range(rows):
+                    out[0] += cotangent[i]
+                return out
+            return _reduce(cotangent, shape)
+        return matrix
+    if cotangent.ndim == 2 and len(shape) == 1:
+        def to_row(cotangent, shape):
+            if cotangent.shape[1] != shape[0]:
+                return _reduce(cotangent, shape)
+            out = np.zeros(shape)
+            for i in range(cotangent.shape[0]):
+                out += cotangent[i]
+            return out
+        return to_row
+
     def impl(cotangent, shape):
         if cotangent.shape == shape:
             return cotangent
