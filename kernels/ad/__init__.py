@@ -11,7 +11,8 @@ it.
 """
 
 from . import rules  # noqa: F401, I001 - the complete table before the engines read it
-from . import finite, forward, reverse, source
+from . import compiled, finite, forward, reverse, source
 
 #: name -> engine module, each declaring itself (``BACKEND``, kernels.ad.backend).
-ENGINES = {module.BACKEND.name: module for module in (forward, reverse, source, finite)}
+ENGINES = {module.BACKEND.name: module
+           for module in (forward, reverse, source, compiled, finite)}

@@ -121,6 +121,25 @@ def conditional_expression(x):
     return total
 
 
+def element_loop(x):
+    total = 0.0
+    for xi in x:
+        total = total + np.cos(2.0 * xi) * xi
+    return total + np.mean(x * x)
+
+
+_WEIGHTS = np.linspace(0.5, 1.5, 6)
+
+
+def global_array(x):
+    return np.sum(np.sin(x * _WEIGHTS)) + np.dot(_WEIGHTS, x)
+
+
+def array_of_numbers(x):
+    v = np.array([x[0] * x[1], np.sin(x[2]), 2.0])
+    return np.sum(v * v)
+
+
 def keyword_data(x, *, scale, offset=1.0):
     return np.sum(np.log(x * scale + offset))
 
@@ -137,7 +156,25 @@ CASES = [
     (broadcasting, lambda rng: (rng.random(12), rng.random(3))),
     (reductions, lambda rng: (rng.random(12),)),
     (conditional_expression, lambda rng: (rng.random(6),)),
+    (element_loop, lambda rng: (rng.random(6),)),
+    (global_array, lambda rng: (rng.random(6),)),
+    (array_of_numbers, lambda rng: (rng.random(3),)),
 ]
+
+
+def residuals(x):
+    return np.concatenate((np.sin(x * x[0]), np.array([x[0] ** 2 - x[1]]), x[::-1] * 2.0))
+
+
+@pytest.mark.parametrize("mode", [None, "reverse"])
+def test_jacobian_matches_forward_mode(mode):
+    x = np.random.default_rng(5).random(4)
+    np.testing.assert_allclose(compiled.jacobian(residuals, x, mode=mode),
+                               forward.jacobian(residuals, x), rtol=1e-12)
+    with pytest.raises(ValueError, match="array-valued"):
+        compiled.jacobian(lambda y: np.sum(y), x, mode="reverse")
+    with pytest.raises(ValueError, match=r"scalar-valued.*\(7,\)"):
+        compiled.gradient(residuals, x[:3])
 
 
 @pytest.mark.parametrize("f, make", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -301,7 +338,15 @@ def loop_local_after(x):
     return np.sum(t)
 
 
+def aliased_update(x):
+    u = x * 1.0
+    b = u
+    u += 1.0  # numpy updates b too
+    return np.sum(b * x)
+
+
 REFUSED = [
+    (aliased_update, 3, "in-place"),
     (uses_while, 2, "while loop"),
     (writes_into_array, 2, "assignment into an array"),
     (recursive, 1, "recursive call of recursive"),

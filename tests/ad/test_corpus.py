@@ -26,7 +26,9 @@ from .reference import (
 )
 
 #: The share of the corpus each engine must differentiate correctly.
-TARGET = {"forward": 0.95, "reverse": 0.95, "source": 0.95, "finite": 1.0}
+#: compiled: what it compiled when it was added (38.6%, refusing the rest by name: lists,
+#: complex values and np.linalg are not compiled yet), kept as a floor
+TARGET = {"forward": 0.95, "reverse": 0.95, "source": 0.95, "compiled": 0.38, "finite": 1.0}
 
 IDS = [c.name for c in CASES]
 

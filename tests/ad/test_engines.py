@@ -15,7 +15,7 @@ EXACT = ["forward", "reverse", "source"]
 
 
 def test_the_contract_names_four_engines():
-    assert set(ENGINES) == {"forward", "reverse", "source", "finite"}
+    assert set(ENGINES) == {"forward", "reverse", "source", "compiled", "finite"}
     assert all(callable(e.gradient) for e in ENGINES.values())
 
 

@@ -7,7 +7,7 @@ argument of ``f``) the engines refuse, by name, instead of returning a wrong num
 import numpy as np
 import pytest
 
-from kernels.ad import ENGINES, finite, source
+from kernels.ad import ENGINES, compiled, finite, source
 from kernels.ad._arrays import EscapeError
 
 EXACT = ("forward", "reverse", "source")
@@ -152,7 +152,7 @@ SHARED = [named_view_unused_after, alias_used_after, view_used_after, base_used_
           updated_by_its_old_self]
 
 
-@pytest.mark.parametrize("engine", EXACT)
+@pytest.mark.parametrize("engine", EXACT + ("compiled",))
 @pytest.mark.parametrize("f", SHARED, ids=lambda f: f.__name__)
 def test_a_shared_inplace_update_is_refused_or_right(engine, f):
     # numpy's answer (every name sees the update) on a copy, by central differences
@@ -161,7 +161,9 @@ def test_a_shared_inplace_update_is_refused_or_right(engine, f):
     try:
         got = ENGINES[engine].gradient(f, x.copy())[0]
     except (EscapeError, source.SourceTransformError) as err:
-        assert "in-place" in str(err), err
+        # the compiled engine may refuse an earlier construct (a list, np.real), by name
+        if not isinstance(err, compiled.CompileRefused):
+            assert "in-place" in str(err), err
         return
     np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-8)
 

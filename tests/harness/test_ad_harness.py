@@ -23,8 +23,8 @@ def _args(name, n, seed=0):
 
 def test_names_and_get():
     names = ad_backends.names()
-    assert names[:5] == ["manual", *ad_backends.ENGINES]
-    assert set(ad_backends.ENGINES) == {"forward", "reverse", "source", "finite"}
+    assert names[:6] == ["manual", *ad_backends.ENGINES]
+    assert set(ad_backends.ENGINES) == {"forward", "reverse", "source", "compiled", "finite"}
     assert {"torch", "autograd", "jax", "jax-jit", "algopy"} <= set(names)
     with pytest.raises(ValueError, match="unknown AD backend 'nope'"):
         ad_backends.get("nope")
@@ -219,7 +219,8 @@ def test_objective_and_compile_suites():
     objective = suite.Objective()
     objective.setup(("rational", 1), "numpy")
     objective.time_objective(("rational", 1), "numpy")
-    assert suite.Compile.params[1] == ["jax-jit"]  # the eager peers compile nothing
+    # the eager peers compile nothing; the compiled engine and jax.jit do
+    assert suite.Compile.params[1] == ["compiled", "jax-jit"]
     compile_ = suite.Compile()
     compile_.setup(("rational", 1), "jax-jit")
     assert compile_.track_compile_seconds(("rational", 1), "jax-jit") > 0

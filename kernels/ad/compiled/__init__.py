@@ -32,11 +32,11 @@ import numpy as np
 
 from kernels.statevector.codegen.sources import cache_dir, load_module
 
-from .. import rules
+from .. import forward, modes, rules
 from .._args import check_arguments, check_jacobian_input
 from ..backend import ADBackend, Cost, constant
 from . import activity, emit, kinds
-from .ir import Copy, If, Loop, Op
+from .ir import Const, Copy, If, Loop, Op
 from .lowering import CompileRefused, Lowering
 
 __all__ = ["gradient", "objective", "jacobian", "prepare", "show", "CompileRefused"]
@@ -61,11 +61,12 @@ class _Compiled:
     objective's and the gradient's compilation, lowering included; near zero where
     numba's cache had them) and ``source``, both modules' text."""
 
-    def __init__(self, f, data, args):
+    def __init__(self, f, data, args, vector):
         started = time.perf_counter()
         fn = Lowering().function(f, frozenset(data))
         fn = activity.merge(activity.hoist(activity.prune(fn)))
-        self.data_names = [v.name for v in fn.data]
+        data = {**data, **fn.constants}
+        self.data_names, self.constants = [v.name for v in fn.data], fn.constants
         values = [data[name] for name in self.data_names]
         if len(args) != len(fn.params):
             raise TypeError(f"{fn.name} takes {len(fn.params)} differentiated arguments, "
@@ -77,9 +78,27 @@ class _Compiled:
         self._objective = module.objective
         _compile(self._objective, types, text, fn.name)
         found = _kinds(module, self._objective, types)
+        result = found.get(fn.result.name) if not isinstance(fn.result, Const) else None
+        scalar = result is None or result.category in ("float", "int", "bool")
+        if scalar == vector or (vector and result.category != "array"):
+            value = self._objective(*args, *values)
+            what = (f"an array of shape {value.shape}" if isinstance(value, np.ndarray)
+                    else f"a {type(value).__name__}")
+            need = "an array-valued" if vector else "a scalar-valued"
+            raise ValueError(f"{'jacobian' if vector else 'gradient'} needs {need} "
+                             f"function; {fn.name} returned {what}")
+        # the cotangent of the result: 1.0 for a gradient, a row's one-hot for a Jacobian
+        seed = numba.types.Array(numba.float64, result.ndim, "C") if vector else numba.float64
         for stmt in activity.walk(fn.body):
             for v in _values(stmt):
                 v.kind = found.get(v.name)
+            if isinstance(stmt, Op) and stmt.augmented and stmt.out.kind is not None and (
+                    stmt.out.kind.category == "array"):
+                # numpy updates the array, and every other name and view of it; compiled,
+                # the name would be rebound and the others keep the old values
+                raise CompileRefused(f"an augmented assignment to an array (x += ...: "
+                                     f"numpy updates it in-place; write x = x + ...) is "
+                                     f"not compiled by the compiled engine ({stmt.line})")
             if isinstance(stmt, If):  # the flags and counts only the gradient has
                 stmt.flag.kind = kinds.Kind("int")
             elif isinstance(stmt, Loop):
@@ -92,8 +111,8 @@ class _Compiled:
             raise CompileRefused(f"{e} (in {fn.name}, {fn.filename})") from None
         gmodule = load_module("ad_gradient", gtext)
         self._gradient = gmodule.gradient
-        _compile(self._gradient, types + (numba.float64, numba.float64[::1],
-                                          numba.int64[::1]), gtext, fn.name)
+        _compile(self._gradient, types + (seed, numba.float64[::1], numba.int64[::1]),
+                 gtext, fn.name)
         self._ft, self._it = np.empty(1024), np.empty(256, np.int64)
         self.source = text + "\n" + gtext
         self.name = fn.name
@@ -109,6 +128,7 @@ class Prepared:
     __slots__ = ("compiled", "data", "compile_seconds", "source")
 
     def __init__(self, compiled, data):
+        data = {**data, **compiled.constants}
         self.compiled, self.data = compiled, tuple(data[n] for n in compiled.data_names)
         self.compile_seconds, self.source = compiled.compile_seconds, compiled.source
 
@@ -116,8 +136,10 @@ class Prepared:
         return self.compiled._objective(*args, *self.data)
 
     def gradient(self, *args, seed=1.0):
+        """``(value, cotangents)``; ``seed``: the result's cotangent (an array of its shape,
+        which the adjoint may write into, for a vector function)."""
         c = self.compiled
-        value, grads, c._ft, c._it = c._gradient(*args, *self.data, float(seed), c._ft, c._it)
+        value, grads, c._ft, c._it = c._gradient(*args, *self.data, seed, c._ft, c._it)
         return value, grads
 
 
@@ -138,8 +160,8 @@ def _compile(dispatcher, types, text, name):
         # pipeline's name
         first = next((ln.partition("TypingError: ")[2] for ln in plain if "TypingError: " in ln),
                      None) or (plain[1] if len(plain) > 1 else message)
-        where = at or f"in {name}"
-        raise CompileRefused(f"numba cannot compile the code at {where}: {first}") from None
+        where = f"the code at {at}" if at else name
+        raise CompileRefused(f"numba cannot compile {where}: {first}") from None
 
 
 def _values(stmt):
@@ -182,8 +204,9 @@ def _split(f):
     return f, {}
 
 
-def prepare(f, *args):
-    """``f`` compiled for the types of ``args`` (cached per function and types)."""
+def prepare(f, *args, vector=False):
+    """``f`` compiled for the types of ``args`` (cached per function and types); with
+    ``vector``, an array-valued ``f``, whose adjoint takes the result's cotangent."""
     fn, data = _split(f)
     if not callable(fn) or not hasattr(fn, "__code__"):
         raise TypeError(f"the compiled engine differentiates Python functions (def or "
@@ -193,23 +216,20 @@ def prepare(f, *args):
                              f"engine compiles plain functions")
     for name, value in (fn.__kwdefaults__ or {}).items():
         data.setdefault(name, value)
+    check_arguments(args, "the compiled engine")
     args = tuple(_as_float(a) for a in args)
-    key = (fn, tuple(sorted(data)), tuple(_numba_type(a) for a in (*args, *data.values())))
+    key = (fn, vector, tuple(sorted(data)),
+           tuple(_numba_type(a) for a in (*args, *data.values())))
     found = _PREPARED.get(key)
     if found is None:
-        found = _PREPARED[key] = _Compiled(fn, data, args)
+        found = _PREPARED[key] = _Compiled(fn, data, args, vector)
     return Prepared(found, data), args
 
 
 def _as_float(a):
-    if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.number,
-                                                             np.ndarray)):
-        check_arguments((a,), "the compiled engine")
-        raise TypeError(f"the compiled engine differentiates floats and float arrays; got "
-                        f"{type(a).__name__}")
+    """A checked argument as the compiled code takes it: a float, or a C-ordered float64
+    array (a float32 one widened, as the other engines compute)."""
     if isinstance(a, np.ndarray):
-        if a.dtype.kind not in "fiu":
-            check_arguments((a,), "the compiled engine")
         return np.ascontiguousarray(a, dtype=np.float64)
     return float(a)
 
@@ -229,12 +249,28 @@ def objective(f, *args):
     return prepared.objective
 
 
-def jacobian(f, x):
-    """The Jacobian of the array-valued ``f`` at the float array ``x``: one compiled
-    adjoint sweep per output row (kernels.ad.blocks)."""
+def jacobian(f, x, sparsity=None, mode=None):
+    """The Jacobian of the array-valued ``f`` at the float array ``x``: shape
+    ``np.shape(f(x)) + x.shape``. Reverse mode runs the compiled primal and adjoint once
+    per output row, the row's one-hot as the result's cotangent; ``mode`` as reverse
+    mode's (None: the mode of fewer passes, forward mode's engine serving the forward
+    one)."""
     x = check_jacobian_input(x, "the compiled engine")
-    raise CompileRefused("jacobian: the compiled engine compiles scalar-valued functions "
-                         "for now")
+    if sparsity is not None:
+        raise CompileRefused("sparse Jacobians are not compiled: the forward, reverse and "
+                             "source engines take them")
+    if modes.check(mode) == modes.FORWARD:
+        return forward.jacobian(f, x, mode=modes.FORWARD)
+    prepared, (x,) = prepare(f, x, vector=True)
+    value = prepared.objective(x)
+    if modes.choose(mode, x.size, value.size, None) == modes.FORWARD:
+        return forward.jacobian(f, x, mode=modes.FORWARD)
+    rows = np.empty((value.size,) + x.shape)
+    for i in range(value.size):
+        seed = np.zeros(value.size)
+        seed[i] = 1.0
+        rows[i] = prepared.gradient(x, seed=seed.reshape(value.shape))[1][0]
+    return rows.reshape(value.shape + x.shape)
 
 
 def show(f, *args):

@@ -50,7 +50,9 @@ def prune(fn):
 def _drop(block, used):
     kept, dropped = [], False
     for stmt in block.stmts:
-        if isinstance(stmt, Op) and id(stmt.out) not in used:
+        # an augmented assignment stays, read or not: where it updates an array in place,
+        # the names that see the update are why it is refused (once its type is known)
+        if isinstance(stmt, Op) and id(stmt.out) not in used and not stmt.augmented:
             dropped = True
             continue
         if isinstance(stmt, If):

@@ -61,6 +61,50 @@ def partials(rule):
     return found
 
 
+class Vjps(NamedTuple):
+    """A rule of vjps, per positional argument: the generated function (None: not
+    differentiated here) and the vjp, ``vjp(g, ans, *args)``."""
+
+    names: list
+    vjps: list
+
+
+def vjps(rule):
+    """The per-argument vjps of a rule (None for a rule of every argument: joins)."""
+    if isinstance(rule.vjps, EveryArgument):
+        return None
+    return list(rule.vjps)
+
+
+def vjp_source(rule, i, vjp, helpers):
+    """The name of a generated numba function computing ``vjp`` (argument ``i``)."""
+    return _generate(vjp, f"_v_{_safe(rule.name)}_{i}", helpers)
+
+
+def _vjp_reads(op):
+    found = []
+    for name, vjp in zip(op.static.names, op.static.vjps):
+        if name is None:
+            continue
+        ans, positions = _reads.reads(vjp, 1)
+        if ans:
+            found.append((-1, VALUE))
+        found += [(j, VALUE) for j in range(len(op.args)) if positions is None or j in positions]
+    return found
+
+
+def _vjp_adjoint(op, n):
+    terms = []
+    for k, (name, vjp) in enumerate(zip(op.static.names, op.static.vjps)):
+        if name is None:
+            continue
+        ans, positions = _reads.reads(vjp, 1)
+        values = [op.out.name if ans else "0.0"] + [
+            a if positions is None or j in positions else "0.0" for j, a in enumerate(n.args)]
+        terms.append(Term(k, f"{name}({{g}}, {', '.join(values)})"))
+    return terms
+
+
 def partial_reads(partial):
     """``(reads ans, positions of the arguments read)`` (None: all of them)."""
     return _reads.reads(partial, 0)
@@ -92,6 +136,12 @@ def partial_source(rule, i, partial, helpers):
     ``rule``), its source (and that of every plain function it calls) added to
     ``helpers``."""
     return _generate(partial, f"_d_{_safe(rule.name)}_{i}", helpers)
+
+
+def function_source(fn, helpers):
+    """The name of a generated numba function computing the plain function ``fn`` (a
+    user's primitive), added to ``helpers`` with what it calls."""
+    return _generate(fn, f"_f_{_safe(fn.__module__)}_{_safe(fn.__qualname__)}", helpers)
 
 
 def _generate(fn, name, helpers):
@@ -208,6 +258,12 @@ def _sum_adjoint(op, n):
     return [Term(0, f"np.expand_dims({{g}}, {axis})", shaped=False)]
 
 
+def _mean_adjoint(op, n):
+    shape, ndim = n.shape(0), n.kinds[0].ndim
+    size = " * ".join(f"{shape}[{d}]" for d in range(ndim)) or "1"
+    return [Term(0, f"{{g}} / ({size})", shaped=False)]
+
+
 def _extremum_primal(which):
     def primal(count, static):
         if static.get("axis") is None:
@@ -287,6 +343,13 @@ def _getitem_adjoint(op, n):
     return [Term(0, g, index=index)]
 
 
+def _array_adjoint(op, n):
+    if any(k.category == "array" for k in n.kinds):
+        raise NotImplementedError("np.array of arrays: the engine compiles np.array of "
+                                  "numbers")
+    return [Term(k, f"{{g}}[{k}]") for k in range(len(n.args))]
+
+
 def _none(op):
     return []
 
@@ -297,6 +360,8 @@ def _concatenate_reads(op):
 
 STRUCTURAL = {
     "sum": Structural(frozenset({"axis"}), _sum_primal, _none, _sum_adjoint),
+    "mean": Structural(frozenset(), lambda count, static: "np.mean({0})",
+                       lambda op: [(0, SHAPE)], _mean_adjoint),
     "max": Structural(frozenset({"axis"}), _extremum_primal("max"),
                       lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
     "min": Structural(frozenset({"axis"}), _extremum_primal("min"),
@@ -315,6 +380,8 @@ SYNTAX = {
     "matmul": Structural(frozenset(), None, lambda op: [(0, VALUE), (1, VALUE)],
                          _product_adjoint),
     "transpose": STRUCTURAL["transpose"],
+    "array": Structural(frozenset(), None, lambda op: [], _array_adjoint),
+    "vjps": Structural(frozenset(), None, _vjp_reads, _vjp_adjoint),
     "getitem": Structural(frozenset(), None,
                           lambda op: [(k, VALUE) for k in range(1, len(op.args))],
                           _getitem_adjoint),

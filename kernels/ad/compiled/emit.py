@@ -62,7 +62,8 @@ def objective(fn, digest):
     w(0, f"def objective({', '.join(params)}):")
     _Forward(w, None).block(fn.body, 1)
     w(1, f"return {fn.result.name}")
-    return HEADER.format(name=fn.name, digest=digest) + "\n\n" + w.text()
+    return (HEADER.format(name=fn.name, digest=digest) + "\n\n" + helpers(fn) + "\n\n"
+            + w.text())
 
 
 def gradient(fn, digest):

@@ -71,6 +71,7 @@ class Op:
     args: list
     adjoint: str | None = None
     static: object = None
+    augmented: bool = False  #: written ``x op= y`` (numpy updates an array x in place)
 
     @property
     def differentiated(self):
@@ -124,8 +125,9 @@ class Loop:
 
 @dataclass
 class Function:
-    """A lowered function: its parameters (the differentiated ones first, then the data),
-    its body and the returned operand."""
+    """A lowered function: its parameters (the differentiated ones first, then the data:
+    the bound ones, then the global arrays it reads), its body and the returned
+    operand."""
 
     name: str
     params: list
@@ -134,3 +136,4 @@ class Function:
     result: object
     filename: str
     helpers: dict = field(default_factory=dict)  #: generated name -> source of a function
+    constants: dict = field(default_factory=dict)  #: data name -> the global array it is

@@ -56,6 +56,7 @@ class Lowering:
         self.counter = 0
         self.frames = []
         self.helpers = {}
+        self.constants = []  # (value, array) of the global arrays read
 
     # -- names and errors -------------------------------------------------------------
 
@@ -92,7 +93,9 @@ class Lowering:
             (params if value.active else data).append(value)
         result = self.body(body, env, top, last_return=True)
         self.frames.pop()
-        return Function(fn.__qualname__, params, data, top, result, filename, self.helpers)
+        data += [value for value, _ in self.constants]
+        return Function(fn.__qualname__, params, data, top, result, filename, self.helpers,
+                        {value.name: obj for value, obj in self.constants})
 
     def body(self, stmts, env, block, last_return=False):
         """Lower ``stmts`` into ``block``; the returned operand where the function's last
@@ -124,6 +127,8 @@ class Lowering:
             value = ast.BinOp(left=ast.Name(id=stmt.target.id, ctx=ast.Load()), op=stmt.op,
                               right=stmt.value, lineno=stmt.lineno)
             env[stmt.target.id] = self.expr(value, env, block)
+            if block.stmts and isinstance(block.stmts[-1], Op):
+                block.stmts[-1].augmented = True  # refused later if it updates an array
         elif isinstance(stmt, ast.For):
             self.loop(stmt, env, block)
         elif isinstance(stmt, ast.If):
@@ -159,13 +164,17 @@ class Lowering:
         call = stmt.iter
         if stmt.orelse:
             raise self.refuse("for ... else", stmt)
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                and self.resolve(call.func.id, env, call) is range and not call.keywords
-                and 1 <= len(call.args) <= 3):
-            raise self.refuse("a for loop over anything but range(...)", stmt)
         if not isinstance(stmt.target, ast.Name):
             raise self.refuse("a for loop target that is not a name", stmt)
-        bounds = [self.expr(a, env, block) for a in call.args]
+        seq = None
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                and call.func.id not in env and self.resolve(call.func.id, env, call) is range):
+            if call.keywords or not 1 <= len(call.args) <= 3:
+                raise self.refuse("range() with keywords or more than three bounds", stmt)
+            bounds = [self.expr(a, env, block) for a in call.args]
+        else:  # for xi in x: over the first axis, each element an index of x
+            seq = self.expr(call, env, block)
+            bounds = [self.op(stmt, "len({0})", [seq], block)]
         if any(b.active for b in bounds):
             raise self.refuse("a range bound computed from differentiated values", stmt)
         assigned = _stored_names(stmt.body)
@@ -183,7 +192,8 @@ class Lowering:
             heads = {n: self.fresh(n in active, block, "h") for n in carried_names}
             inner.update(heads)
             loop.target = self.fresh(False, body, "i")
-            inner[stmt.target.id] = loop.target
+            inner[stmt.target.id] = loop.target if seq is None else self.op(
+                stmt, "{0}[{1}]", [seq, loop.target], body, "getitem", (("int",), ("{1}",)))
             for s in stmt.body:
                 self.statement(s, inner, body)
             grown = {n for n in carried_names if inner[n].active and n not in active}
@@ -316,13 +326,32 @@ class Lowering:
         rule = rules.RULES.get(fn)
         partials = adjoints.partials(rule) if rule is not None else None
         if partials is None:
-            what = rule.name if rule is not None else getattr(fn, "__name__", fn)
-            raise self.refuse(f"{what} (its rule is not one of local partials, which the "
-                              f"engine compiles)", node)
+            return self.by_vjps(node, fn, rule, text, args, block)
         static = adjoints.Elementwise(
             [self.partial_name(rule, i, p, node) for i, p in enumerate(partials)], partials,
             [adjoints.constant_partial(p) if p is not None else None for p in partials])
         return self.op(node, text, args, block, "elementwise", static)
+
+    def by_vjps(self, node, fn, rule, text, args, block):
+        """A rule of one vjp per argument (a user's ``defrule``, numpy's non-elementwise
+        functions): each vjp generated into numba source from its own code, as the
+        partials are; numba refuses the ones it cannot compile."""
+        what = rule.name if rule is not None else getattr(fn, "__name__", fn)
+        vjps = adjoints.vjps(rule) if rule is not None else None
+        if vjps is None or len(vjps) < len(args):
+            raise self.refuse(f"{what} (its rule is neither local partials nor one vjp per "
+                              f"argument)", node)
+        names = []
+        for i, vjp in enumerate(vjps[:len(args)]):
+            if vjp is None or not args[i].active:
+                names.append(None)
+                continue
+            try:
+                names.append(adjoints.vjp_source(rule, i, vjp, self.helpers))
+            except adjoints.NotCompilable as e:
+                raise self.refuse(f"{what}'s derivative ({e})", node) from None
+        return self.op(node, text, args, block, "vjps",
+                       adjoints.Vjps(names, list(vjps[:len(args)])))
 
     def partial_name(self, rule, i, partial, node):
         """The generated function computing ``partial`` (None: not differentiable)."""
@@ -396,10 +425,22 @@ class Lowering:
             return self.numpy_call(method, [x] + [self.expr(a, env, block) for a in node.args],
                                    node, env, block)
         target = self.expr_object(func, env)
-        if isinstance(target, types.FunctionType) and target not in rules.RULES:
+        # checkpoint(fn) marks fn to be recomputed by the source engine; compiled, its
+        # intermediates are kept as any others': it is fn
+        target = getattr(target, "__ad_checkpoint__", target)
+        if isinstance(target, types.FunctionType) and target in rules.RULES:
+            return self.primitive(target, node, env, block)
+        if isinstance(target, types.FunctionType):
             return self.inline(target, node, env, block)
         if target is np.concatenate:  # its operands are the display's items
             return self.numpy_call(target, [], node, env, block)
+        if (target in (np.array, np.asarray) and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            items = [self.expr(e, env, block) for e in node.args[0].elts]
+            if not items:
+                raise self.refuse("np.array of an empty list", node)
+            text = "np.array([" + ", ".join(f"{{{k}}}" for k in range(len(items))) + "])"
+            return self.op(node, text, items, block, "array")
         args = [self.expr(a, env, block) for a in node.args]
         if target in _PLAIN_BUILTINS:
             if target is not len and any(a.active for a in args):
@@ -452,6 +493,21 @@ class Lowering:
             raise self.refuse(f"np.{name}(..., {', '.join(keywords)}=...)", node)
         return self.elementwise(node, fn, f"np.{name}(" + ", ".join(
             f"{{{k}}}" for k in range(len(args))) + ")", args, block)
+
+    def primitive(self, fn, node, env, block):
+        """A user's function with a rule of partials (``rules.primitive`` and
+        ``defpartials``): called, compiled from its own source, and differentiated by its
+        rule, not through its code."""
+        if node.keywords:
+            raise self.refuse(f"keywords in the call of the primitive {fn.__qualname__}",
+                              node)
+        args = [self.expr(a, env, block) for a in node.args]
+        try:
+            name = adjoints.function_source(inspect.unwrap(fn), self.helpers)
+        except adjoints.NotCompilable as e:
+            raise self.refuse(f"the primitive {fn.__qualname__} ({e})", node) from None
+        text = f"{name}(" + ", ".join(f"{{{k}}}" for k in range(len(args))) + ")"
+        return self.elementwise(node, fn, text, args, block)
 
     def inline(self, fn, node, env, block):
         """The plain Python function ``fn`` called here: its body lowered in place, its
@@ -522,6 +578,15 @@ class Lowering:
             return Const(repr(float(obj)))
         if obj is np:
             return Const("np")
+        if isinstance(obj, np.ndarray) and obj.dtype.kind in "fiub":
+            # a global array: data, passed to the compiled code with every call (numba
+            # would freeze it into the cached code)
+            for value, known in self.constants:
+                if known is obj:
+                    return value
+            value = Value(f"_global{len(self.constants) + 1}", False, None)
+            self.constants.append((value, obj))
+            return value
         what = f"{owner.__name__}.{getattr(node, 'attr', '?')}" if owner else (
             getattr(node, "id", None) or type(obj).__name__)
         raise self.refuse(f"the global {what} (the engine compiles number constants, "
@@ -562,6 +627,7 @@ def _describe(node):
              ast.Continue: "continue", ast.Raise: "raise", ast.Assert: "assert",
              ast.Global: "a global statement", ast.Nonlocal: "a nonlocal statement",
              ast.Starred: "*unpacking", ast.JoinedStr: "an f-string",
-             ast.Expr: "an expression statement"}
+             ast.Expr: "an expression statement",
+             ast.Return: "an early return (in a loop or a branch)"}
     return names.get(type(node), f"the syntax {type(node).__name__}")
 
