@@ -16,7 +16,7 @@ from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, Objective
                         validated)
 
 from harness import memory
-from harness.ad.backends import PLAIN_OBJECTIVE, jacobian_names, nested_names
+from harness.ad.backends import PLAIN_OBJECTIVE, jacobian_names, nested_names, own_objectives
 from harness.errors import Unavailable
 from harness.timing import interleaved_ratio
 
@@ -70,7 +70,7 @@ class EvalNested(_Eval):
 class EvalObjective(ObjectiveSuite):
     """The objective alone (as in ad_problems.Objective)."""
 
-    params = (OBJECTIVE_CASES, [b for b in [PLAIN_OBJECTIVE, *ADAPTERS]
+    params = (OBJECTIVE_CASES, [b for b in [PLAIN_OBJECTIVE, *own_objectives(), *ADAPTERS]
                                 if PROFILE["ad_eval_objectives"] is None
                                 or b in PROFILE["ad_eval_objectives"]])
     limit = LIMIT

@@ -1,6 +1,6 @@
 """The seeds' AD problems (tr(A @ B), the quadratic form, the matrix product state, the
 rational and trigonometric scalars, the cubic fit through map, Ackley as an element loop
-and vectorised) on every AD backend: the hand-written gradient, our four engines and the
+and vectorised) on every AD backend: the hand-written gradient, our five engines and the
 peers, one thread, float64, the same arguments for all.
 
 A case is a (problem, n) pair of the profile (``_ad_setup.cases``)."""
@@ -10,12 +10,12 @@ from ._ad_setup import (ADAPTERS, BACKENDS, MANUAL, PROBLEMS, PROFILE, Objective
 
 from asv_runner.benchmarks.mark import skip_for_params
 
-from harness.ad.backends import PLAIN_OBJECTIVE, compiling_names
+from harness.ad.backends import PLAIN_OBJECTIVE, compiling_names, own_objectives
 from harness.timing import interleaved_ratio
 
-#: The objective suite's backends: the plain f (harness.ad.backends.PLAIN_OBJECTIVE) and
-#: each peer's own translation of it.
-OBJECTIVES = [PLAIN_OBJECTIVE, *ADAPTERS]
+#: The objective suite's backends: the plain f (harness.ad.backends.PLAIN_OBJECTIVE), the
+#: objective an engine that compiles compiled, and each peer's own translation of it.
+OBJECTIVES = [PLAIN_OBJECTIVE, *own_objectives(), *ADAPTERS]
 
 
 #: The backends whose gradient / objective and / manual ratios are sampled (the profile's
