@@ -195,6 +195,33 @@ def test_data_by_keyword_is_not_differentiated():
     np.testing.assert_allclose(g2, 3.0 / (3.0 * x + 2.0), rtol=1e-13)
 
 
+SCALE = 2.0
+
+
+def _scaled(v):
+    return v * SCALE
+
+
+def rebindable(x):
+    return np.sum(_scaled(x) * _WEIGHTS[:3])
+
+
+def test_a_rebound_global_is_compiled_again():
+    # numbers are compiled as literals and helpers inlined: a global rebound after the
+    # first call must not leave the old one in the code
+    global SCALE, _scaled
+    x = np.array([1.0, 2.0, 3.0])
+    old_scale, old_helper = SCALE, _scaled
+    try:
+        np.testing.assert_allclose(compiled.gradient(rebindable, x)[0], 2.0 * _WEIGHTS[:3])
+        SCALE = 3.0
+        np.testing.assert_allclose(compiled.gradient(rebindable, x)[0], 3.0 * _WEIGHTS[:3])
+        _scaled = lambda v: v * v  # noqa: E731
+        np.testing.assert_allclose(compiled.gradient(rebindable, x)[0], 2.0 * x * _WEIGHTS[:3])
+    finally:
+        SCALE, _scaled = old_scale, old_helper
+
+
 def test_float_argument_gives_a_float():
     grads = compiled.gradient(scalar_loop, np.linspace(0.1, 0.9, 5), 0.3)
     assert isinstance(grads[1], float) and grads[0].shape == (5,)

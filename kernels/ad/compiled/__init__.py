@@ -37,7 +37,7 @@ from .._args import check_arguments, check_jacobian_input
 from ..backend import ADBackend, Cost, constant
 from . import activity, emit, kinds
 from .ir import Const, Copy, If, Loop, Op
-from .lowering import CompileRefused, Lowering
+from .lowering import CompileRefused, Lowering, guards_hold
 
 __all__ = ["gradient", "objective", "jacobian", "prepare", "show", "CompileRefused"]
 
@@ -67,6 +67,7 @@ class _Compiled:
         fn = activity.merge(activity.hoist(activity.prune(fn)))
         data = {**data, **fn.constants}
         self.data_names, self.constants = [v.name for v in fn.data], fn.constants
+        self.guards = fn.guards
         values = [data[name] for name in self.data_names]
         if len(args) != len(fn.params):
             raise TypeError(f"{fn.name} takes {len(fn.params)} differentiated arguments, "
@@ -221,7 +222,7 @@ def prepare(f, *args, vector=False):
     key = (fn, vector, tuple(sorted(data)),
            tuple(_numba_type(a) for a in (*args, *data.values())))
     found = _PREPARED.get(key)
-    if found is None:
+    if found is None or not guards_hold(found.guards):  # a global it read was rebound
         found = _PREPARED[key] = _Compiled(fn, data, args, vector)
     return Prepared(found, data), args
 

@@ -137,3 +137,4 @@ class Function:
     filename: str
     helpers: dict = field(default_factory=dict)  #: generated name -> source of a function
     constants: dict = field(default_factory=dict)  #: data name -> the global array it is
+    guards: list = field(default_factory=list)  #: the free names it was compiled with

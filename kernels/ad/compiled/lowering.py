@@ -57,6 +57,7 @@ class Lowering:
         self.frames = []
         self.helpers = {}
         self.constants = []  # (value, array) of the global arrays read
+        self.guards = []  # (holder, name, is a mapping, the object found) of every free name
 
     # -- names and errors -------------------------------------------------------------
 
@@ -95,7 +96,8 @@ class Lowering:
         self.frames.pop()
         data += [value for value, _ in self.constants]
         return Function(fn.__qualname__, params, data, top, result, filename, self.helpers,
-                        {value.name: obj for value, obj in self.constants})
+                        {value.name: obj for value, obj in self.constants},
+                        list({(id(g[0]), g[1]): g for g in self.guards}.values()))
 
     def body(self, stmts, env, block, last_return=False):
         """Lower ``stmts`` into ``block``; the returned operand where the function's last
@@ -402,7 +404,7 @@ class Lowering:
         if isinstance(node.value, ast.Name) and node.value.id not in env:
             owner = self.resolve(node.value.id, env, node)
             if isinstance(owner, types.ModuleType):
-                return self.constant(getattr(owner, node.attr, None), node, owner)
+                return self.constant(self.guarded(owner, node.attr, False), node, owner)
         x = self.expr(node.value, env, block)
         if node.attr in ("shape", "ndim", "size"):
             return self.op(node, f"{{0}}.{node.attr}", [x], block)
@@ -544,17 +546,27 @@ class Lowering:
     # -- globals ----------------------------------------------------------------------
 
     def resolve(self, name, env, node):
+        """What a free name of the current function is now, recorded as a guard: the code
+        is compiled with it (a number as a literal, a function inlined), so a later call
+        finds it changed and compiles again (:func:`guards_hold`)."""
         frame = self.frames[-1]
         fn = frame.fn
         if fn.__closure__:
             cells = dict(zip(fn.__code__.co_freevars, fn.__closure__))
             if name in cells:
-                return cells[name].cell_contents
+                return self.guarded(cells[name], "cell_contents", None)
         if name in frame.globals:
-            return frame.globals[name]
+            return self.guarded(frame.globals, name, True)
         if hasattr(builtins, name):
+            self.guards.append((frame.globals, name, True, _ABSENT))
             return getattr(builtins, name)
         raise self.refuse(f"the name {name!r} (not defined)", node)
+
+    def guarded(self, holder, name, mapping):
+        """``holder[name]`` (a mapping) or ``holder.name``, with its guard."""
+        obj = holder[name] if mapping else getattr(holder, name, None)
+        self.guards.append((holder, name, mapping, obj))
+        return obj
 
     def expr_object(self, node, env):
         """The object a callee expression names (``np.exp``, ``helper``)."""
@@ -563,7 +575,7 @@ class Lowering:
         if isinstance(node, ast.Attribute):
             owner = self.expr_object(node.value, env)
             if isinstance(owner, types.ModuleType):
-                found = getattr(owner, node.attr, None)
+                found = self.guarded(owner, node.attr, False)
                 if found is None:
                     raise self.refuse(f"{owner.__name__}.{node.attr} (not defined)", node)
                 return found
@@ -607,6 +619,25 @@ def _numpy_name(fn):
 def _stored_names(stmts):
     return sorted({n.id for s in stmts for n in ast.walk(s)
                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+
+
+_ABSENT = object()  # a guard's object for a name that must stay undefined (a builtin's)
+
+
+def guards_hold(guards):
+    """Whether every free name the code was compiled with still names what it named: the
+    same object, or for a number the same value and type."""
+    for holder, name, mapping, obj in guards:
+        if mapping:
+            now = holder.get(name, _ABSENT)
+        else:
+            now = getattr(holder, name, _ABSENT)
+        if now is obj:
+            continue
+        if (type(now) is not type(obj) or not isinstance(now, numbers.Number)
+                or not (now == obj or (now != now and obj != obj))):
+            return False
+    return True
 
 
 class _Undefined:
