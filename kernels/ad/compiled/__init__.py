@@ -36,7 +36,7 @@ from .. import forward, modes, rules
 from .._args import check_arguments, check_jacobian_input
 from ..backend import ADBackend, Cost, constant
 from . import activity, emit, kinds
-from .ir import Const, Copy, If, Loop, Op
+from .ir import Const, If, Loop, Op
 from .lowering import CompileRefused, Lowering, guards_hold
 
 __all__ = ["gradient", "objective", "jacobian", "prepare", "show", "CompileRefused"]
@@ -91,7 +91,7 @@ class _Compiled:
         # the cotangent of the result: 1.0 for a gradient, a row's one-hot for a Jacobian
         seed = numba.types.Array(numba.float64, result.ndim, "C") if vector else numba.float64
         for stmt in activity.walk(fn.body):
-            for v in _values(stmt):
+            for v in activity.defined(stmt):
                 v.kind = found.get(v.name)
             if isinstance(stmt, Op) and stmt.augmented and stmt.out.kind is not None and (
                     stmt.out.kind.category == "array"):
@@ -163,16 +163,6 @@ def _compile(dispatcher, types, text, name):
                      None) or (plain[1] if len(plain) > 1 else message)
         where = f"the code at {at}" if at else name
         raise CompileRefused(f"numba cannot compile {where}: {first}") from None
-
-
-def _values(stmt):
-    if isinstance(stmt, Op):
-        return [stmt.out]
-    if isinstance(stmt, Copy):
-        return [stmt.dst]
-    if isinstance(stmt, Loop):
-        return [stmt.target] + [c.head for c in stmt.carried]
-    return []
 
 
 def _kinds(module, dispatcher, types):

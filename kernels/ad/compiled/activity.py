@@ -83,7 +83,7 @@ def _hoist(block):
         elif isinstance(stmt, Loop):
             _hoist(stmt.body)
             inside = {id(c.head) for c in stmt.carried} | {id(stmt.target)}
-            inside.update(id(v) for s in walk(stmt.body) for v in _defined(s))
+            inside.update(id(v) for s in walk(stmt.body) for v in defined(s))
             kept = []
             for s in stmt.body.stmts:
                 if (isinstance(s, Op) and s.adjoint == "getitem"
@@ -99,7 +99,8 @@ def _hoist(block):
     block.stmts = out
 
 
-def _defined(stmt):
+def defined(stmt):
+    """The values ``stmt`` itself sets (not those of the blocks inside it)."""
     if isinstance(stmt, Op):
         return [stmt.out]
     if isinstance(stmt, Copy):
