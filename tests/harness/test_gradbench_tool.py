@@ -116,6 +116,26 @@ def test_every_module_answers_as_gradbench_asks(engine):
             assert answers[3 + 2 * k] == {"id": 3 + 2 * k}
 
 
+def test_the_compiled_engine_answers_what_it_compiles_and_refuses_the_rest():
+    """Right, or refused naming the compiled engine (a construct it does not compile, a
+    nesting it does not do), never answered another way; the evals it compiles
+    (docs/ad.md, "The compiled engine") answered."""
+    answered = set()
+    for module, payload, expected in cases(np.random.default_rng(SEED)):
+        messages = [{"id": 0, "kind": "define", "module": module}]
+        messages += [evaluate(1 + k, module, function, payload)
+                     for k, function in enumerate(expected)]
+        answers = session("compiled", messages)
+        assert answers[0] == {"id": 0, "success": True}
+        for answer, function in zip(answers[1:], expected):
+            if answer["success"]:
+                check_output(module, function, answer["output"], expected[function])
+                answered.add((module, function))
+            else:
+                assert "compiled engine" in answer["error"], answer
+    assert {("llsq", "gradient"), ("lse", "gradient"), ("ode", "gradient")} <= answered
+
+
 def test_finite_differences_answer_within_gradbenchs_tolerance():
     """finite differences are no exact engine: within gradbench's own check, |x - y| /
     max(|x| + |y|, 1) <= 1e-4."""
