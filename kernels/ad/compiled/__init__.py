@@ -47,12 +47,15 @@ _VERSION = hashlib.sha1(b"".join(
     p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))).hexdigest()[:16]
 
 
-def _numba_type(a):
+def _numba_type(a, name):
+    """numba's type of the datum ``name`` (the arguments are checked before): data it
+    cannot take (a function, as the nested evals bind) is refused by name."""
     try:
         return numba.typeof(a)
     except ValueError:
-        raise TypeError(f"the compiled engine takes floats, ints and numpy arrays; got "
-                        f"{type(a).__name__}") from None
+        raise CompileRefused(f"the datum {name!r} is a {type(a).__name__}: the compiled "
+                             f"engine compiles floats, ints and numpy arrays (it does not "
+                             f"nest engines)") from None
 
 
 class _Compiled:
@@ -75,7 +78,8 @@ class _Compiled:
         digest = f"{_VERSION} {fn.name}"
         text = emit.objective(fn, digest)
         module = load_module("ad_objective", text)
-        types = tuple(_numba_type(a) for a in (*args, *values))
+        types = (*(numba.typeof(a) for a in args),
+                 *(_numba_type(v, k) for v, k in zip(values, self.data_names)))
         self._objective = module.objective
         _compile(self._objective, types, text, fn.name)
         found = _kinds(module, self._objective, types)
@@ -209,8 +213,9 @@ def prepare(f, *args, vector=False):
         data.setdefault(name, value)
     check_arguments(args, "the compiled engine")
     args = tuple(_as_float(a) for a in args)
-    key = (fn, vector, tuple(sorted(data)),
-           tuple(_numba_type(a) for a in (*args, *data.values())))
+    names = sorted(data)
+    key = (fn, vector, tuple(names), tuple(numba.typeof(a) for a in args),
+           tuple(_numba_type(data[k], k) for k in names))
     found = _PREPARED.get(key)
     if found is None or not guards_hold(found.guards):  # a global it read was rebound
         found = _PREPARED[key] = _Compiled(fn, data, args, vector)
