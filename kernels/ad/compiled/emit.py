@@ -2,10 +2,11 @@
 gradient (the primal, pushing what :mod:`.activity` planned, then the adjoint, popping it
 in reverse).
 
-Every active value ``v`` has a cotangent ``g_v``: a float, or an array the adjoint owns
-(made as zeros where ``v``'s block starts its reverse run), into which every use of ``v``
-adds in place, so no cotangent is ever shared. The tape is ``_ft``/``_it`` with cursors
-``_fc``/``_ic`` (:mod:`.runtime`).
+Every active value ``v`` has a cotangent ``g_v``: a float, or an array made by the first
+term added into it (or as zeros, see :meth:`_Reverse.ensure`), into which every later use
+of ``v`` adds in place. A term may share memory with the cotangent of the operation's
+output, which no later statement of the adjoint reads. The tape is ``_ft``/``_it`` with
+cursors ``_fc``/``_ic`` (:mod:`.runtime`).
 """
 
 from . import activity
