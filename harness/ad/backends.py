@@ -15,7 +15,7 @@ What each timed call contains, so that it is what a user of that backend pays:
   baseline every ratio is taken against; its objective is the plain ``f``;
 * our engines: the whole ``engine.gradient(f, *args)``,
   seeding, taping and code lookup included; their objective is the plain ``f`` too, but
-  for an engine that compiles (the compiled engine): its prepared gradient, compiled
+  for an engine that declares it compiles (ADBackend.compiles): its prepared gradient, compiled
   once in ``prepare``, and its objective compiled the same way;
 * AD adapters: the tool's own prepared gradient (the function translated, traced or
   compiled once in ``prepare``, outside the timed region), synchronised; their objective
@@ -144,18 +144,13 @@ class EngineBackend:
         return Runner(lambda: f(*args), gradient, gradient)
 
     def _compiled(self, f, args):
-        """An engine that compiles (``prepare(f, *args)``, as the compiled engine's): its
+        """An engine that declares it compiles (its ``prepare(f, *args)``): its
         compilation outside the timed region and reported apart, its objective compiled
         the same way, and its gradient the prepared call."""
         prepared, cargs = self.engine.prepare(f, *args)
         gradient = prepared.gradient
-
-        def grads():
-            out = gradient(*cargs)[1]
-            return tuple(float(g) if not isinstance(a, np.ndarray) else g
-                         for g, a in zip(out, cargs))
-        return Runner(lambda: prepared.objective(*cargs), lambda: gradient(*cargs), grads,
-                      prepared.compile_seconds)
+        return Runner(lambda: prepared.objective(*cargs), lambda: gradient(*cargs),
+                      lambda: prepared.grads(*cargs), prepared.compile_seconds)
 
 
 class NestedBackend:

@@ -147,6 +147,11 @@ class Prepared:
         value, grads, c._ft, c._it = c._gradient(*args, *self.data, seed, c._ft, c._it)
         return value, grads
 
+    def grads(self, *args):
+        """The gradient as every engine returns it: a float for a float argument."""
+        return tuple(float(g) if not isinstance(a, np.ndarray) else g
+                     for g, a in zip(self.gradient(*args)[1], args))
+
 
 def _compile(dispatcher, types, text, name):
     """Compile ``dispatcher`` for ``types``; numba's refusal becomes CompileRefused naming
@@ -234,9 +239,7 @@ def gradient(f, *args):
     """The gradient of the scalar-valued ``f`` at ``args``: one entry per argument, of its
     shape (a float for a float argument)."""
     prepared, args = prepare(f, *args)
-    _, grads = prepared.gradient(*args)
-    return tuple(float(g) if not isinstance(a, np.ndarray) else g
-                 for g, a in zip(grads, args))
+    return prepared.grads(*args)
 
 
 def objective(f, *args):
