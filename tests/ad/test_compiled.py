@@ -113,6 +113,19 @@ def reductions(a):
             + np.sum(np.sum(m, axis=1) ** 2))
 
 
+def positional_axes(a):
+    # numpy's positional axis is the keyword (it was once dropped: a silent wrong gradient)
+    m = np.reshape(a, (4, 3))
+    return (np.sum(np.sum(m, 0) ** 2) + np.sum(m.sum(1) ** 3) + np.sum(np.max(m, 0))
+            + np.sum(m.min(1)) + np.mean(m, None))
+
+
+def trace_of_product(a, b):
+    # the seeds' tr(A @ B), on rectangular factors
+    return np.trace(np.reshape(a, (3, 4)) @ np.reshape(b, (4, 3))) + np.trace(
+        np.reshape(a, (4, 3)))
+
+
 def conditional_expression(x):
     total = 0.0
     for j in range(len(x)):
@@ -155,6 +168,8 @@ CASES = [
     (matrices, lambda rng: (rng.random(12), rng.random(4))),
     (broadcasting, lambda rng: (rng.random(12), rng.random(3))),
     (reductions, lambda rng: (rng.random(12),)),
+    (positional_axes, lambda rng: (rng.random(12),)),
+    (trace_of_product, lambda rng: (rng.random(12), rng.random(12))),
     (conditional_expression, lambda rng: (rng.random(6),)),
     (element_loop, lambda rng: (rng.random(6),)),
     (global_array, lambda rng: (rng.random(6),)),
@@ -359,6 +374,10 @@ def matrix_only_axis(x):
     return np.sum(np.max(x[None, :, None], axis=1))
 
 
+def trace_offset(x):
+    return np.trace(np.reshape(x, (1, 3)), 1)
+
+
 def loop_local_after(x):
     for i in range(3):
         t = x * i
@@ -382,6 +401,7 @@ REFUSED = [
     (no_partials_rule, 1, "numpy.cross"),
     (matrix_only_axis, 1, "takes matrices"),
     (loop_local_after, 3, "first assigned in the loop"),
+    (trace_offset, 1, "np.trace(..., offset=...)"),
 ]
 
 

@@ -230,12 +230,17 @@ class Names(NamedTuple):
 class Structural(NamedTuple):
     """``keywords``: those it takes (as constants); ``primal(count, static)``: its Python
     text for ``count`` operands; ``reads(op)``: [(operand, SHAPE | VALUE)], operand -1 the
-    output; ``adjoint(op, names)``: a :class:`Term` per operand it differentiates."""
+    output; ``adjoint(op, names)``: a :class:`Term` per operand it differentiates;
+    ``operands``: how many positional arguments are operands, and ``positional``: numpy's
+    names for the positional arguments after them (``np.sum(x, 0)`` is ``axis=0``), each
+    taken as that keyword or refused, never dropped."""
 
     keywords: frozenset
     primal: Callable
     reads: Callable
     adjoint: Callable
+    operands: int = 1
+    positional: tuple = ()
 
 
 def _axis(static, ndim):
@@ -311,6 +316,13 @@ def _reshape_adjoint(op, n):
     return [Term(0, f"np.ascontiguousarray({{g}}).reshape({n.shape(0)})")]
 
 
+def _trace_adjoint(op, n):
+    if n.kinds[0].ndim != 2:
+        raise NotImplementedError("np.trace of an array that is not a matrix")
+    shape = n.shape(0)
+    return [Term(0, f"{{g}} * np.eye({shape}[0], {shape}[1])")]
+
+
 def _concatenate_primal(count, static):
     parts = ", ".join(f"{{{k}}}" for k in range(count))
     axis = static.get("axis", 0)
@@ -359,21 +371,29 @@ def _concatenate_reads(op):
 
 
 STRUCTURAL = {
-    "sum": Structural(frozenset({"axis"}), _sum_primal, _none, _sum_adjoint),
+    "sum": Structural(frozenset({"axis"}), _sum_primal, _none, _sum_adjoint,
+                      positional=("axis", "dtype", "out")),
     "mean": Structural(frozenset(), lambda count, static: "np.mean({0})",
-                       lambda op: [(0, SHAPE)], _mean_adjoint),
+                       lambda op: [(0, SHAPE)], _mean_adjoint,
+                       positional=("axis", "dtype", "out")),
     "max": Structural(frozenset({"axis"}), _extremum_primal("max"),
-                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
+                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint,
+                      positional=("axis", "out")),
     "min": Structural(frozenset({"axis"}), _extremum_primal("min"),
-                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint),
+                      lambda op: [(0, VALUE), (-1, VALUE)], _extremum_adjoint,
+                      positional=("axis", "out")),
     "dot": Structural(frozenset(), lambda count, static: "np.dot({0}, {1})",
-                      lambda op: [(0, VALUE), (1, VALUE)], _product_adjoint),
+                      lambda op: [(0, VALUE), (1, VALUE)], _product_adjoint, 2, ("out",)),
     "transpose": Structural(frozenset(), lambda count, static: "np.transpose({0})", _none,
-                            _transpose_adjoint),
+                            _transpose_adjoint, positional=("axes",)),
     "reshape": Structural(frozenset(), lambda count, static:
-                          "np.ascontiguousarray({0}).reshape({1})", _none, _reshape_adjoint),
+                          "np.ascontiguousarray({0}).reshape({1})", _none, _reshape_adjoint,
+                          2, ("order",)),
+    "trace": Structural(frozenset(), lambda count, static: "np.trace({0})",
+                        lambda op: [(0, SHAPE)], _trace_adjoint,
+                        positional=("offset", "axis1", "axis2", "dtype", "out")),
     "concatenate": Structural(frozenset({"axis"}), _concatenate_primal, _concatenate_reads,
-                              _concatenate_adjoint),
+                              _concatenate_adjoint, positional=("axis", "out")),
 }
 #: the operations written as syntax rather than calls: their reads and adjoints
 SYNTAX = {
