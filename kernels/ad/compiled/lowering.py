@@ -476,42 +476,47 @@ class Lowering:
             return self.op(node, f"np.{name}(" + ", ".join(texts) + ")", refs, block)
         structural = adjoints.STRUCTURAL.get(name)
         if structural is not None:
-            if name == "concatenate":
-                parts = node.args[0] if node.args else None
-                if not isinstance(parts, (ast.Tuple, ast.List)):
-                    raise self.refuse("np.concatenate of anything but a tuple or list "
-                                      "display", node)
-                operands = [self.expr(e, env, block) for e in parts.elts]
-                args = [self.expr(a, env, block) for a in node.args[1:]]
-            else:
-                operands, args = args[:structural.operands], args[structural.operands:]
-            if len(args) > len(structural.positional):
-                raise self.refuse(f"np.{name} with {len(args)} arguments after its "
-                                  f"operands", node)
-            static = {}
-            for key, ref in zip(structural.positional, args):
-                if key in keywords:
-                    raise self.refuse(f"np.{name}'s {key} given twice", node)
-                static[key] = ref  # a positional argument is its keyword
-            for key, value in keywords.items():
-                static[key] = (Const(repr(value.value)) if isinstance(value, ast.Constant)
-                               else None)
-            for key, ref in list(static.items()):
-                if isinstance(ref, Const) and ref.text == "None":
-                    del static[key]  # numpy's default, wherever None is taken
-                    continue
-                if key not in structural.keywords or not isinstance(ref, Const):
-                    raise self.refuse(f"np.{name}(..., {key}=...) (keywords the engine "
-                                      f"compiles: {sorted(structural.keywords) or 'none'}, as "
-                                      f"constants)", node)
-                static[key] = ast.literal_eval(ref.text)
-            args = operands
-            text = structural.primal(len(args), static)
-            return self.op(node, text, args, block, name, static)
+            return self.structural_call(name, structural, args, keywords, node, env, block)
         if keywords:
             raise self.refuse(f"np.{name}(..., {', '.join(keywords)}=...)", node)
         return self.elementwise(node, fn, f"np.{name}(" + ", ".join(
             f"{{{k}}}" for k in range(len(args))) + ")", args, block)
+
+    def structural_call(self, name, structural, args, keywords, node, env, block):
+        """A structural operation (:data:`adjoints.STRUCTURAL`): its operands, and its
+        other arguments, positional or keyword, as constants in its ``static``."""
+        if name == "concatenate":
+            parts = node.args[0] if node.args else None
+            if not isinstance(parts, (ast.Tuple, ast.List)):
+                raise self.refuse("np.concatenate of anything but a tuple or list "
+                                  "display", node)
+            operands = [self.expr(e, env, block) for e in parts.elts]
+            args = [self.expr(a, env, block) for a in node.args[1:]]
+        else:
+            operands, args = args[:structural.operands], args[structural.operands:]
+        if len(args) > len(structural.positional):
+            raise self.refuse(f"np.{name} with {len(args)} arguments after its "
+                              f"operands", node)
+        static = {}
+        for key, ref in zip(structural.positional, args):
+            if key in keywords:
+                raise self.refuse(f"np.{name}'s {key} given twice", node)
+            static[key] = ref  # a positional argument is its keyword
+        for key, value in keywords.items():
+            static[key] = (Const(repr(value.value)) if isinstance(value, ast.Constant)
+                           else None)
+        for key, ref in list(static.items()):
+            if isinstance(ref, Const) and ref.text == "None":
+                del static[key]  # numpy's default, wherever None is taken
+                continue
+            if key not in structural.keywords or not isinstance(ref, Const):
+                raise self.refuse(f"np.{name}(..., {key}=...) (keywords the engine "
+                                  f"compiles: {sorted(structural.keywords) or 'none'}, as "
+                                  f"constants)", node)
+            static[key] = ast.literal_eval(ref.text)
+        args = operands
+        text = structural.primal(len(args), static)
+        return self.op(node, text, args, block, name, static)
 
     def primitive(self, fn, node, env, block):
         """A user's function with a rule of partials (``rules.primitive`` and
