@@ -126,6 +126,16 @@ def trace_of_product(a, b):
         np.reshape(a, (4, 3)))
 
 
+def shared_cotangent(x):
+    # a + b passes its cotangent to both; a's is added into again later (by e's adjoint),
+    # which must not change b's (the two were once one array: a wrong gradient)
+    a = np.sin(x)
+    b = np.cos(x)
+    e = a * 3.0
+    c = a + b
+    return np.sum(c * e)
+
+
 def conditional_expression(x):
     total = 0.0
     for j in range(len(x)):
@@ -170,6 +180,7 @@ CASES = [
     (reductions, lambda rng: (rng.random(12),)),
     (positional_axes, lambda rng: (rng.random(12),)),
     (trace_of_product, lambda rng: (rng.random(12), rng.random(12))),
+    (shared_cotangent, lambda rng: (rng.random(6),)),
     (conditional_expression, lambda rng: (rng.random(6),)),
     (element_loop, lambda rng: (rng.random(6),)),
     (global_array, lambda rng: (rng.random(6),)),
@@ -269,6 +280,7 @@ _STATEMENTS = [
     "b = b * np.exp(-s * s) + a[::-1]",
     "s = np.sqrt(s * s + 1.0) + np.max(a)",
     "a = a / (1.0 + b * b)",
+    "b = np.sin(a) * (a + b) * 0.5",
 ]
 
 

@@ -209,12 +209,16 @@ class Term(NamedTuple):
     into the operand's cotangent, or into ``index`` of it. ``shaped``: ``expr`` has the
     operand's shape, so the first term may become the cotangent itself (where it shares
     memory with the output's cotangent, that one is not read again: an operation's adjoint
-    runs after every use of its output); else (broadcast) it is added into zeros."""
+    runs after every use of its output); else (broadcast) it is added into zeros.
+    ``shares``: ``expr`` may be the output's cotangent itself (a partial of 1): of two
+    such terms of one operation, only the first becomes a cotangent as it is, the other
+    as a copy (two cotangents in one array: adding into one would change the other)."""
 
     operand: int
     expr: str
     index: str | None = None
     shaped: bool = True
+    shares: bool = False
 
 
 class Names(NamedTuple):

@@ -261,18 +261,22 @@ class _Reverse:
     def zero_cotangent(self, value):
         return any(id(value) in p for p in self.pending)
 
-    def add(self, value, expr, depth, index=None, shaped=True, at=""):
+    def add(self, value, expr, depth, index=None, shaped=True, at="", copy=False):
+        """Add ``expr`` into the cotangent of ``value``; ``copy``: ``expr`` may share
+        another cotangent's memory, so it does not become this one as it is. Whether it
+        did become this one."""
         if isinstance(value, Const) or not value.active:
-            return
+            return False
         comment = f"  # {at}" if at else ""
         pending = self.pending[-1]
         if id(value) in pending and index is None and shaped:
             del pending[id(value)]
-            self.w(depth, f"{value.grad} = {expr}{comment}")
-            return
+            self.w(depth, f"{value.grad} = {f'np.copy({expr})' if copy else expr}{comment}")
+            return True
         self.ensure(value, depth)
         target = value.grad if index is None else f"{value.grad}[{index}]"
         self.w(depth, f"{target} += {expr}{comment}")
+        return False
 
     def block(self, block, depth, seed=None, prologue=None, finish=()):
         w, start = self.w, len(self.w.lines)
@@ -357,9 +361,11 @@ class _Reverse:
                 terms = rule_of(op).adjoint(op, names)
             except (NotImplementedError, ValueError) as e:
                 raise EmitError(f"{e} ({op.line})") from None
+        shared = False  # whether a cotangent already is the output's, as it is
         for t in terms:
-            self.add(op.args[t.operand], t.expr.replace("{g}", g), depth, t.index, t.shaped,
-                     op.line)
+            made = self.add(op.args[t.operand], t.expr.replace("{g}", g), depth, t.index,
+                            t.shaped, op.line, copy=t.shares and shared)
+            shared |= made and t.shares
 
     def elementwise(self, op, g):
         terms = []
@@ -381,10 +387,12 @@ class _Reverse:
                     for k, a in enumerate(op.args)]
                 c = f"{g} * {static.names[i]}({', '.join(values)})"
             kind = _kind(arg)
+            shares = c == g and out_kind.category == "array"
             if kind.category != "array":
                 terms.append(Term(i, c if out_kind.category != "array" else f"np.sum({c})"))
             elif all(_kind(o).category != "array" for k, o in enumerate(op.args) if k != i):
-                terms.append(Term(i, c))  # the others are scalars: no broadcasting
-            else:
-                terms.append(Term(i, f"_rt.sum_to({c}, {self.shape(arg, block)})"))
+                terms.append(Term(i, c, shares=shares))  # the others are scalars
+            else:  # sum_to returns its argument where nothing was broadcast
+                terms.append(Term(i, f"_rt.sum_to({c}, {self.shape(arg, block)})",
+                                  shares=shares))
         return terms
