@@ -503,8 +503,7 @@ class Lowering:
                 raise self.refuse(f"np.{name}'s {key} given twice", node)
             static[key] = ref  # a positional argument is its keyword
         for key, value in keywords.items():
-            static[key] = (Const(repr(value.value)) if isinstance(value, ast.Constant)
-                           else None)
+            static[key] = self.expr(value, env, block)  # a literal or a global's: a Const
         for key, ref in list(static.items()):
             if isinstance(ref, Const) and ref.text == "None":
                 del static[key]  # numpy's default, wherever None is taken
@@ -514,9 +513,8 @@ class Lowering:
                                   f"compiles: {sorted(structural.keywords) or 'none'}, as "
                                   f"constants)", node)
             static[key] = ast.literal_eval(ref.text)
-        args = operands
-        text = structural.primal(len(args), static)
-        return self.op(node, text, args, block, name, static)
+        text = structural.primal(len(operands), static)
+        return self.op(node, text, operands, block, name, static)
 
     def primitive(self, fn, node, env, block):
         """A user's function with a rule of partials (``rules.primitive`` and
