@@ -80,13 +80,17 @@ def _sample(call):
 class Row(NamedTuple):
     """One backend on one case: its mark ("ok", "WRONG", "skip", "ERROR"), the reason,
     its minimum time and whether it failed; the spread of its samples in this run
-    (harness.ranking.interval) and their number."""
+    (harness.ranking.interval) and their number; for a backend that compiles, the
+    minimum time of its own objective, compiled the same way (sampled in the same
+    rounds: what its ratio is honestly taken against), and its compile seconds."""
     mark: str
     reason: str | None
     seconds: float | None
     failed: bool
     interval: tuple | None = None
     samples: int = 0
+    objective: float | None = None
+    compile_seconds: float | None = None
 
 
 #: a row's mark as the results store says it (harness.store.schema.STATUSES)
@@ -126,11 +130,18 @@ def run_case(problem, args, backends_, rounds, budget, max_seconds, what):
         name = backend.name
         while name in rows:  # two tools that call themselves alike
             name += "'"
+        compiled = None
         if not isinstance(mark, str):  # validated: the runner
             calls[name] = mark if isinstance(mark, ToolRunner) else mark.gradient
+            compiled = getattr(mark, "compile_seconds", None)
+            if compiled is not None:
+                calls[(name, "objective")] = mark.objective
             mark = "ok"
-        rows[name] = Row(mark, why, None, failed)
+        rows[name] = Row(mark, why, None, failed, compile_seconds=compiled)
     for name, times in time_case(calls, rounds, budget).items():
+        if isinstance(name, tuple):  # a compiling backend's own objective
+            rows[name[0]] = rows[name[0]]._replace(objective=min(times))
+            continue
         old = rows.get(name, Row("ok", None, None, False))
         note = old.reason
         if isinstance(calls[name], ToolRunner) and not calls[name].reported:
@@ -141,18 +152,24 @@ def run_case(problem, args, backends_, rounds, budget, max_seconds, what):
 
 
 def table(rows):
-    """One case's rows as Markdown: time, x manual, x objective, and the mark."""
+    """One case's rows as Markdown: time, x manual, x objective (the plain f), x its own
+    objective and the compile seconds (a backend that compiles), and the mark."""
     manual = rows[MANUAL].seconds if MANUAL in rows else None
     f = rows[backends.PLAIN_OBJECTIVE].seconds if backends.PLAIN_OBJECTIVE in rows else None
-    lines = ["| backend | result | time | x manual | x objective |", "|---|---|---|---|---|"]
-    for name, (mark, _, seconds, *_) in rows.items():
+    lines = ["| backend | result | time | x manual | x objective | x own objective | "
+             "compile |", "|---|---|---|---|---|---|---|"]
+    for name, row in rows.items():
         if name == backends.PLAIN_OBJECTIVE:
             name = "the objective (f)"
-        if seconds is None:
-            lines.append(f"| {name} | {mark} | - | - | - |")
+        compiled = (f"{row.compile_seconds:.2f} s" if row.compile_seconds is not None
+                    else "-")
+        if row.seconds is None:
+            lines.append(f"| {name} | {row.mark} | - | - | - | - | {compiled} |")
             continue
-        ratios = [f"{seconds / base:.3g}" if base else "-" for base in (manual, f)]
-        lines.append(f"| {name} | {mark} | {format_seconds(seconds)} | {' | '.join(ratios)} |")
+        ratios = [f"{row.seconds / base:.3g}" if base else "-"
+                  for base in (manual, f, row.objective)]
+        lines.append(f"| {name} | {row.mark} | {format_seconds(row.seconds)} | "
+                     f"{' | '.join(ratios)} | {compiled} |")
     return "\n".join(lines)
 
 
@@ -177,7 +194,10 @@ def case_report(problem, n, rows):
         out[name] = {"status": STATUS.get(row.mark, "failed"), "reason": row.reason or "",
                      "seconds": row.seconds, "samples": row.samples,
                      "interval": list(row.interval) if row.interval else None,
-                     "role": role, "baseline": baseline}
+                     "role": role, "baseline": baseline,
+                     **{k: v for k, v in (("objective_seconds", row.objective),
+                                          ("compile_seconds", row.compile_seconds))
+                        if v is not None}}
     return {"eval": problem.name, "size": str(n), "output": problem.output, "backends": out}
 
 

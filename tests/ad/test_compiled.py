@@ -136,6 +136,16 @@ def shared_cotangent(x):
     return np.sum(c * e)
 
 
+def shared_through_a_chain(x, y):
+    # c's cotangent goes to a and b as it is; a's on to x as it is, and x's is added into
+    # afterwards (x * 3.0's term): b's must not see that (its own array, or b is wrong)
+    b = np.sin(y)
+    d = np.sum(x * 3.0)
+    a = x + 1.0
+    c = a + b
+    return np.sum(c * c) + d
+
+
 def conditional_expression(x):
     total = 0.0
     for j in range(len(x)):
@@ -167,6 +177,39 @@ def keyword_data(x, *, scale, offset=1.0):
     return np.sum(np.log(x * scale + offset))
 
 
+def list_state(x, w):
+    # lstm's shape: each layer's state in a list, rebuilt every step by appends in an
+    # inner loop, read back by index; a list made by a comprehension from data-free rows
+    rows = [x * w[k] for k in range(3)]
+    state = [x * 0.0 for _ in range(3)]
+    total = 0.0
+    for t in range(4):
+        h = rows[t % 3]
+        fresh = []
+        for k in range(3):
+            h = np.tanh(h * w[k] + state[k])
+            fresh.append(h)
+        state = fresh
+        total = total + np.sum(state[-1] * state[0])
+    return total
+
+
+def list_of_floats(x):
+    values = []
+    for i in range(len(x)):
+        values.append(x[i] * x[i - 1])
+    total = 0.0
+    for v in values:
+        total = total + np.sin(v)
+    return total + values[0] * values[len(values) - 1]
+
+
+def list_placeholders(x):
+    # elements no term reaches (the first, the last), one read twice, an appended datum
+    parts = [x * 2.0, np.sin(x), np.ones(len(x)), x * x]
+    return np.sum(parts[1] * parts[1]) + np.sum(parts[3] * parts[2]) + parts[1][0]
+
+
 CASES = [
     (scalar_loop, lambda rng: (rng.random(7), 0.7)),
     (nested_triangle, lambda rng: (rng.random(6),)),
@@ -181,10 +224,14 @@ CASES = [
     (positional_axes, lambda rng: (rng.random(12),)),
     (trace_of_product, lambda rng: (rng.random(12), rng.random(12))),
     (shared_cotangent, lambda rng: (rng.random(6),)),
+    (shared_through_a_chain, lambda rng: (rng.random(5), rng.random(5))),
     (conditional_expression, lambda rng: (rng.random(6),)),
     (element_loop, lambda rng: (rng.random(6),)),
     (global_array, lambda rng: (rng.random(6),)),
     (array_of_numbers, lambda rng: (rng.random(3),)),
+    (list_state, lambda rng: (rng.random(4), rng.random(3))),
+    (list_of_floats, lambda rng: (rng.random(5),)),
+    (list_placeholders, lambda rng: (rng.random(4),)),
 ]
 
 
@@ -281,6 +328,7 @@ _STATEMENTS = [
     "s = np.sqrt(s * s + 1.0) + np.max(a)",
     "a = a / (1.0 + b * b)",
     "b = np.sin(a) * (a + b) * 0.5",
+    "a = [np.sin(a), a * b, b][i % 4 % 3] * 0.5",
 ]
 
 
@@ -333,7 +381,7 @@ def test_random_programs_match_forward_mode(tmp_path_factory, source, seed):
 
 # -- the field's evals ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans"])
+@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans", "lstm"])
 def test_evals_match_their_hand_written_derivatives(name):
     problem = PROBLEMS[name]
     rng = np.random.default_rng(3)
@@ -403,7 +451,37 @@ def aliased_update(x):
     return np.sum(b * x)
 
 
+def list_repeated(x):
+    parts = [x * 2.0]
+    more = parts * 2  # a list twice as long, not twice each element
+    return np.sum(more[1])
+
+
+def append_in_branch(x):
+    parts = [x]
+    if len(x) > 2:
+        parts.append(x * 2.0)
+    return np.sum(parts[-1])
+
+
+def stale_alias(x):
+    parts = [x * 2.0]
+    same = parts
+    parts.append(x)
+    return np.sum(same[-1])
+
+
+def loop_variable_after(x):
+    for i in range(2):  # noqa: B007 (read after the loop: what is refused)
+        x = x * 2.0
+    return x[i]
+
+
 REFUSED = [
+    (list_repeated, 2, "an operation on a list"),
+    (append_in_branch, 3, "an append inside an if"),
+    (stale_alias, 4, "a list appended to since"),
+    (loop_variable_after, 3, "the variable of the for loop at line"),
     (aliased_update, 3, "in-place"),
     (uses_while, 2, "while loop"),
     (writes_into_array, 2, "assignment into an array"),

@@ -13,7 +13,8 @@ def recognises(data):
 
 def _result(benchmark, name, row):
     return {"benchmark": benchmark, **status_fields(name, row, UNTIMED),
-            "extra": {k: row[k] for k in ("note",) if row.get(k)}}
+            "extra": {k: row[k] for k in ("note", "objective_seconds", "compile_seconds")
+                      if row.get(k) is not None and row.get(k) != ""}}
 
 
 def read(data, where="an evals report"):

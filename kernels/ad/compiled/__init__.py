@@ -36,7 +36,7 @@ from .. import forward, modes, rules
 from .._args import check_arguments, check_jacobian_input
 from ..backend import ADBackend, Cost, constant
 from . import activity, emit, kinds
-from .ir import Const, If, Loop, Op
+from .ir import Const, If, Loop, Op, Value
 from .lowering import CompileRefused, Lowering, guards_hold
 
 __all__ = ["gradient", "objective", "jacobian", "prepare", "show", "CompileRefused"]
@@ -104,6 +104,8 @@ class _Compiled:
                 raise CompileRefused(f"an augmented assignment to an array (x += ...: "
                                      f"numpy updates it in-place; write x = x + ...) is "
                                      f"not compiled by the compiled engine ({stmt.line})")
+            if isinstance(stmt, Op) and stmt.out.active:
+                _check_list_use(stmt)
             if isinstance(stmt, If):  # the flags and counts only the gradient has
                 stmt.flag.kind = kinds.Kind("int")
             elif isinstance(stmt, Loop):
@@ -123,6 +125,23 @@ class _Compiled:
         self.name = fn.name
         self.compile_seconds = time.perf_counter() - started
 
+
+
+def _check_list_use(op):
+    """A differentiated operation may read a list only for an element at an index, or
+    append to it: anything else (``L * 2``, ``np.sum(L)``) means something else for a
+    list than for an array, and is refused rather than differentiated as one."""
+    lists = [k for k, a in enumerate(op.args)
+             if isinstance(a, Value) and a.kind is not None and a.kind.category == "list"]
+    if not lists:
+        return
+    if op.inplace and lists == [0]:
+        return
+    if op.adjoint == "getitem" and lists == [0] and op.static[0] == ("int",):
+        return
+    raise CompileRefused(f"an operation on a list other than reading one element (at an "
+                         f"int index) or appending to it is not compiled by the compiled "
+                         f"engine: it differentiates a list's elements ({op.line})")
 
 
 class Prepared:

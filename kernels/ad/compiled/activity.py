@@ -137,6 +137,9 @@ def _merge(block, seen, same):
     for stmt in block.stmts:
         if isinstance(stmt, Op):
             _substitute(stmt, same)
+            if stmt.fresh or stmt.inplace:  # a new list each time, or a change to one
+                kept.append(stmt)
+                continue
             key = _key(stmt)
             if key in seen:
                 same[id(stmt.out)] = seen[key]
@@ -176,13 +179,22 @@ def differentiable(block):
 
 class Plan:
     """``saved[id(block)]``: [(value, SHAPE | VALUE)] the block pushes at its end;
-    ``where``: for a loop's head, the body (its value at the top of an iteration)."""
+    ``where``: for a loop's head, the body (its value at the top of an iteration).
+
+    A list's "shape" is its length, which a later append changes under the same name: so
+    the primal notes it in a variable of each version's own (:meth:`length`) where the
+    version is made, and the tape keeps that."""
 
     def __init__(self, fn):
         self.saved = {}
+        self.lengths = {}  # id(list version) -> the name of the variable of its length
         self.heads = {}  # id(head) -> its loop's body
         self.inside = {}  # id(block) -> the blocks it is nested in, innermost first
+        self.uses = {}  # id(value) -> its reads (2 for one in another block: maybe many)
+        self.computed = {id(s.out) for s in walk(fn.body) if isinstance(s, Op)}
         self._index(fn.body, [])
+        self._count(fn.body)
+        self.uses[id(fn.result)] = 2
         self._reads(fn.body)
 
     def _index(self, block, outer):
@@ -195,6 +207,30 @@ class Plan:
                 for c in stmt.carried:
                     self.heads[id(c.head)] = stmt.body
                 self._index(stmt.body, [block] + outer)
+
+    def _count(self, block):
+        for stmt in block.stmts:
+            for a in _operands(stmt):
+                if isinstance(a, Value):
+                    self.uses[id(a)] = self.uses.get(id(a), 0) + (
+                        1 if a.block is block and id(a) not in self.heads else 2)
+            if isinstance(stmt, If):
+                self._count(stmt.then)
+                self._count(stmt.orelse)
+            elif isinstance(stmt, Loop):
+                self._count(stmt.body)
+
+    def fusable(self, value):
+        """Whether the cotangent of ``value`` may stay an expression until the adjoint of
+        the operation computing it reads it: a float or an array read once, computed by an
+        operation (not a phi or a loop's head, whose cotangents are read by name)."""
+        return (self.once(value) and id(value) in self.computed and value.kind is not None
+                and value.kind.category in ("float", "array"))
+
+    def once(self, value):
+        """Whether ``value`` is read once, in the block that computes it: its cotangent
+        gets that one term and is never added into."""
+        return self.uses.get(id(value), 0) == 1
 
     def defining(self, value, at):
         """The block whose run last set ``value`` as the adjoint at block ``at`` reads it."""
@@ -212,6 +248,13 @@ class Plan:
         saved = self.saved.setdefault(id(block), {})
         entry = saved.get(id(value))
         saved[id(value)] = (value, (entry[1] if entry else 0) | what)
+
+    def length(self, value):
+        """The name of the variable holding the length of the list version ``value``."""
+        found = self.lengths.get(id(value))
+        if found is None:
+            found = self.lengths[id(value)] = f"n_{value.name}_{len(self.lengths)}"
+        return found
 
     def saves(self, block):
         return list(self.saved.get(id(block), {}).values())
@@ -258,7 +301,9 @@ class Plan:
                 self._array_shape(c.head, stmt.body)  # at the top of each iteration
 
     def _array_shape(self, value, at):
-        if value.kind is not None and value.kind.category == "array":
+        """What a zero cotangent of ``value`` is made from: an array's shape, a list's
+        length."""
+        if value.kind is not None and value.kind.category in ("array", "list"):
             self.need(value, SHAPE, at)
 
     def _rule_reads(self, op, block):

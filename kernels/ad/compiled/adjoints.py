@@ -14,6 +14,7 @@ cotangent; each rule is given its operands' names, their shapes and their numba 
 
 import ast
 import builtins
+import copy
 import numbers
 import re
 import types
@@ -32,12 +33,14 @@ SHAPE, VALUE = 1, 2
 
 class Elementwise(NamedTuple):
     """An elementwise operation's rule, per positional argument: the generated function of
-    its partial (None: no derivative), the partial itself, and 1.0 or -1.0 where the
-    partial is that constant."""
+    its partial (None: no derivative), the partial itself, 1.0 or -1.0 where the partial
+    is that constant, and the partial's one expression (:func:`partial_expression`) where
+    it is one."""
 
     names: list
     partials: list
     constants: list
+    expressions: list
 
 
 class NotCompilable(Exception):
@@ -136,6 +139,37 @@ def partial_source(rule, i, partial, helpers):
     ``rule``), its source (and that of every plain function it calls) added to
     ``helpers``."""
     return _generate(partial, f"_d_{_safe(rule.name)}_{i}", helpers)
+
+
+def partial_expression(partial, helpers):
+    """``partial``'s body where it is one expression, as text in which its parameters are
+    the markers ``__p0__`` (``ans``), ``__p1__``, ...; None otherwise. The adjoint writes
+    it inside its product with the cotangent, which numba then computes in one loop and
+    one allocation (a call of the generated function returns an array of its own)."""
+    try:
+        node, _ = function_node(partial)
+    except SourceTransformError:
+        return None
+    if isinstance(node, ast.Lambda):
+        body = node.body
+    elif len(node.body) == 1 and isinstance(node.body[0], ast.Return):
+        body = node.body[0].value
+    else:
+        return None
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.defaults or body is None:
+        return None
+    markers = {a.arg: f"__p{k}__" for k, a in enumerate(args.posonlyargs + args.args)}
+    tree = _Globals(partial, helpers).visit(copy.deepcopy(body))
+    for name in ast.walk(tree):
+        if isinstance(name, ast.Name) and name.id in markers:
+            name.id = markers[name.id]
+    return ast.unparse(tree)
+
+
+def fill(expression, values):
+    """A :func:`partial_expression` with its markers replaced by ``values``' text."""
+    return re.sub(r"__p(\d+)__", lambda m: values[int(m.group(1))], expression)
 
 
 def function_source(fn, helpers):
@@ -359,6 +393,16 @@ def _getitem_adjoint(op, n):
     return [Term(0, g, index=index)]
 
 
+def _append_adjoint(op, n):
+    # the item's cotangent is the last of the list's, popped off: what is left is the
+    # cotangent of the version before, the same list under the same name
+    if n.kinds[1].category == "array":
+        pop = f"_rt.popped({{g}}, {n.shape(1)})"  # the item's zeros where none came
+    else:
+        pop = "{g}.pop()"
+    return [Term(0, "{g}"), Term(1, pop)]
+
+
 def _array_adjoint(op, n):
     if any(k.category == "array" for k in n.kinds):
         raise NotImplementedError("np.array of arrays: the engine compiles np.array of "
@@ -406,6 +450,7 @@ SYNTAX = {
     "transpose": STRUCTURAL["transpose"],
     "array": Structural(frozenset(), None, lambda op: [], _array_adjoint),
     "vjps": Structural(frozenset(), None, _vjp_reads, _vjp_adjoint),
+    "append": Structural(frozenset(), None, lambda op: [(1, SHAPE)], _append_adjoint),
     "getitem": Structural(frozenset(), None,
                           lambda op: [(k, VALUE) for k in range(1, len(op.args))],
                           _getitem_adjoint),

@@ -4,14 +4,16 @@ in reverse).
 
 Every active value ``v`` has a cotangent ``g_v``: a float, or an array made by the first
 term added into it (or as zeros, see :meth:`_Reverse.ensure`), into which every later use
-of ``v`` adds in place. A term may share memory with the cotangent of the operation's
+of ``v`` adds in place; for a list, a list of its elements' cotangents, where an element
+no term has reached yet is an empty array (made zeros where it is popped, see
+:mod:`.runtime`). A term may share memory with the cotangent of the operation's
 output, which no later statement of the adjoint reads. The tape is ``_ft``/``_it`` with
 cursors ``_fc``/``_ic`` (:mod:`.runtime`).
 """
 
 from . import activity
 from .activity import Plan, differentiable
-from .adjoints import VALUE, Names, Term, partial_reads, rule_of
+from .adjoints import VALUE, Names, Term, fill, partial_reads, rule_of
 from .ir import Const, Copy, If, Loop, Op
 from .kinds import Kind
 
@@ -79,10 +81,13 @@ def gradient(fn, digest):
     w(1, "_ic = 0")
     _Forward(w, plan).block(fn.body, 1)
     reverse = _Reverse(w, plan)
-    for p in fn.params:
-        w(1, f"{p.grad} = {reverse.zero(p, fn.body)}")
-    reverse.at.append(fn.body)
-    reverse.block(fn.body, 1, seed=fn.result)
+
+    def prologue(depth):
+        # a parameter's cotangent is made by its first term too (zeros only where none
+        # comes): tr(A @ B)'s are the two products, not zeros and two passes adding in
+        for p in fn.params:
+            reverse.pending[-1][id(p)] = p
+    reverse.block(fn.body, 1, seed=fn.result, prologue=prologue, finish=fn.params)
     grads = ", ".join(p.grad for p in fn.params)
     w(1, f"return {fn.result.name}, ({grads}{',' if len(fn.params) == 1 else ''}), _ft, _it")
     return (HEADER.format(name=fn.name, digest=digest) + "\n\n" + helpers(fn) + "\n\n"
@@ -103,9 +108,13 @@ class _Forward:
         w, start = self.w, len(self.w.lines)
         for stmt in block.stmts:
             if isinstance(stmt, Op):
-                w(depth, f"{stmt.out.name} = {_format(stmt.primal, stmt.args)}  # {stmt.line}")
+                text = _format(stmt.primal, stmt.args)
+                w(depth, f"{text if stmt.inplace else f'{stmt.out.name} = {text}'}"
+                         f"  # {stmt.line}")
+                self.note_length(stmt.out, depth)
             elif isinstance(stmt, Copy):
                 w(depth, f"{stmt.dst.name} = {stmt.src.name}")
+                self.note_length(stmt.dst, depth)
             elif isinstance(stmt, If):
                 recorded = self.plan is not None and (differentiable(stmt.then)
                                                       or differentiable(stmt.orelse))
@@ -124,20 +133,34 @@ class _Forward:
         if len(w.lines) == start:
             w(depth, "pass")
 
+    def note_length(self, value, depth):
+        """In the gradient, the length of an active list version where it is made (a
+        later append changes the list under the same name)."""
+        if (self.plan is not None and value.active and value.kind is not None
+                and value.kind.category == "list"):
+            self.w(depth, f"{self.plan.length(value)} = len({value.name})")
+
     def loop(self, loop, depth):
         w = self.w
         if self.plan is not None:
             w(depth, f"{loop.count.name} = 0")
+        # a list the body appends to is its own head (one name): nothing to copy
+        moved = [c for c in loop.carried if c.head.name != c.end.name]
         for c in loop.carried:
-            w(depth, f"{c.head.name} = {c.entry.name}")
+            if c.head.name != c.entry.name:
+                w(depth, f"{c.head.name} = {c.entry.name}")
         w(depth, f"for {loop.target.name} in range({', '.join(b.name for b in loop.bounds)}):")
+        for c in loop.carried:
+            self.note_length(c.head, depth + 1)
         self.block(loop.body, depth + 1)
         if self.plan is not None:
             w(depth + 1, f"{loop.count.name} += 1")
-        if loop.carried:
-            heads = ", ".join(c.head.name for c in loop.carried)
-            ends = ", ".join(c.end.name for c in loop.carried)
+        if moved:
+            heads = ", ".join(c.head.name for c in moved)
+            ends = ", ".join(c.end.name for c in moved)
             w(depth + 1, f"{heads} = {ends}")
+        for c in loop.carried:
+            self.note_length(c.head, depth)
 
     def push(self, block, depth):
         saves = self.plan.saves(block)
@@ -146,8 +169,10 @@ class _Forward:
         w = self.w
         floats, ints = ["0"], ["0"]
         for v, what in saves:
-            k = _tape_kind(v)
-            if k.category == "array":
+            k = _tape_kind(v, what)
+            if k.category == "list":
+                ints.append("1")
+            elif k.category == "array":
                 ints.append(str(k.ndim))
                 if what & VALUE:
                     (floats if k.dtype.startswith("float") else ints).append(f"{v.name}.size")
@@ -158,8 +183,11 @@ class _Forward:
         if len(ints) > 1:
             w(depth, f"_it = _rt.grow(_it, _ic + {' + '.join(ints[1:])})")
         for v, what in saves:
-            k = _tape_kind(v)
-            if k.category == "array":
+            k = _tape_kind(v, what)
+            if k.category == "list":
+                w(depth, f"_it[_ic] = {self.plan.length(v)}")
+                w(depth, "_ic += 1")
+            elif k.category == "array":
                 if what & VALUE:
                     tape = "_ft" if k.dtype.startswith("float") else "_it"
                     cursor = "_fc" if tape == "_ft" else "_ic"
@@ -173,14 +201,16 @@ class _Forward:
                 w(depth, f"{cursor} += 1")
 
 
-def _tape_kind(v):
+def _tape_kind(v, what):
     k = v.kind
-    if k is None or k.category in ("other", "complex") or (
+    if k is not None and k.category == "list" and not what & VALUE:
+        return k  # its length
+    if k is None or k.category in ("other", "complex", "list") or (
             k.category == "array" and not (k.dtype.startswith("float")
                                            or k.dtype.startswith("int")
                                            or k.dtype == "bool")):
         raise EmitError(f"the adjoint reads {v.name}, {k}, which the tape does not hold "
-                        f"(floats, ints, booleans and real arrays)")
+                        f"(floats, ints, booleans, real arrays and lists' lengths)")
     return k
 
 
@@ -188,9 +218,12 @@ class _Reverse:
     def __init__(self, w, plan):
         self.w, self.plan = w, plan
         self.pending = []  # per open block: id -> value whose cotangent is not made yet
+        self.lazy = {}  # id -> (value, the expression its cotangent is, not yet written)
         self.at = []  # the open blocks
 
     def shape(self, value, at):
+        if value.kind is not None and value.kind.category == "list":
+            return self.plan.length(value)
         if self.plan.available(value, at):
             return f"{value.name}.shape"
         return f"s_{value.name}"
@@ -203,14 +236,31 @@ class _Reverse:
             return "0.0"
         if k.category == "array" and k.dtype.startswith("float"):
             return f"np.zeros({self.shape(value, at)})"
+        if k.category == "list":
+            return f"[{self.zero_item(k)} for _ in range({self.shape(value, at)})]"
         raise EmitError(f"a differentiated value that is {k} (the engine compiles real "
                         f"floats and float arrays)")
+
+    @staticmethod
+    def zero_item(kind):
+        """An element of a zero list cotangent: 0.0, or an empty array standing for the
+        zeros of the element's shape (:func:`.runtime.popped` makes them)."""
+        item = kind.item
+        if item.category == "float":
+            return "0.0"
+        if item.category == "array" and item.dtype.startswith("float"):
+            return f"np.zeros(({', '.join(['0'] * item.ndim)}{',' if item.ndim == 1 else ''}))"
+        raise EmitError(f"a differentiated value that is {kind} (the engine compiles lists "
+                        f"of floats and of float arrays)")
 
     def pops(self, block, depth):
         w = self.w
         for v, what in reversed(self.plan.saves(block)):
-            k = _tape_kind(v)
-            if k.category == "array":
+            k = _tape_kind(v, what)
+            if k.category == "list":
+                w(depth, "_ic -= 1")
+                w(depth, f"{self.plan.length(v)} = _it[_ic]")
+            elif k.category == "array":
                 w(depth, f"_ic -= {k.ndim}")
                 dims = ", ".join(f"_it[_ic + {d}]" for d in range(k.ndim))
                 w(depth, f"s_{v.name} = ({dims},)")
@@ -218,7 +268,10 @@ class _Reverse:
                     size = " * ".join(f"s_{v.name}[{d}]" for d in range(k.ndim)) or "1"
                     if k.dtype.startswith("float"):
                         w(depth, f"_fc -= {size}")
-                        w(depth, f"{v.name} = _ft[_fc:_fc + {size}].reshape(s_{v.name})")
+                        # a vector is the slice as it is (a reshape costs more than the
+                        # rest of the pop)
+                        shaped = f".reshape(s_{v.name})" if k.ndim != 1 else ""
+                        w(depth, f"{v.name} = _ft[_fc:_fc + {size}]{shaped}")
                     else:
                         w(depth, f"_ic -= {size}")
                         cast = " != 0" if k.dtype == "bool" else ""
@@ -268,14 +321,42 @@ class _Reverse:
         if isinstance(value, Const) or not value.active:
             return False
         comment = f"  # {at}" if at else ""
+        if value.kind is not None and value.kind.category == "list":
+            return self.add_list(value, expr, depth, index, comment)
         pending = self.pending[-1]
         if id(value) in pending and index is None and shaped:
             del pending[id(value)]
+            if not copy and self.plan.fusable(value) and not expr.isidentifier():
+                # kept as text, to be written into the one expression that reads it (the
+                # adjoint of the operation computing value): numba fuses the two loops
+                self.lazy[id(value)] = (value, expr)
+                return True
             self.w(depth, f"{value.grad} = {f'np.copy({expr})' if copy else expr}{comment}")
             return True
         self.ensure(value, depth)
         target = value.grad if index is None else f"{value.grad}[{index}]"
         self.w(depth, f"{target} += {expr}{comment}")
+        return False
+
+    def add_list(self, value, expr, depth, index, comment):
+        """:meth:`add` for a list: into one element (read by index), or the whole list
+        (the same list under its name: a version's cotangent is its successor's)."""
+        if index is not None:
+            self.ensure(value, depth)
+            cell = f"{value.grad}[{index}]"
+            self.w(depth, f"{cell} = _rt.accumulate({cell}, {expr}){comment}")
+            return False
+        if expr == value.grad:
+            for pending in self.pending:
+                pending.pop(id(value), None)
+            return True
+        pending = self.pending[-1]
+        if id(value) in pending:
+            del pending[id(value)]
+            self.w(depth, f"{value.grad} = {expr}{comment}")
+            return True
+        self.ensure(value, depth)
+        self.w(depth, f"_rt.add_lists({value.grad}, {expr}){comment}")
         return False
 
     def block(self, block, depth, seed=None, prologue=None, finish=()):
@@ -284,10 +365,10 @@ class _Reverse:
             self.pops(block, depth)
         self.pending.append({id(v): v for v in self.defined(block)})
         self.at.append(block)
-        if seed is not None:
-            self.add(seed, "_seed", depth)
         if prologue is not None:
             prologue(depth)
+        if seed is not None:
+            self.add(seed, "_seed", depth)
         for stmt in reversed(block.stmts):
             if isinstance(stmt, Op) and stmt.differentiated:
                 if not self.zero_cotangent(stmt.out):
@@ -297,6 +378,7 @@ class _Reverse:
                     self.add(stmt.src, stmt.dst.grad, depth)
             elif isinstance(stmt, If) and (differentiable(stmt.then)
                                            or differentiable(stmt.orelse)):
+                self.flush(depth)
                 self.ensure_inside(stmt, depth)
                 w(depth, f"if {stmt.flag.name} == 1:")
                 self.block(stmt.then, depth + 1)
@@ -304,14 +386,23 @@ class _Reverse:
                 self.block(stmt.orelse, depth + 1)
             elif isinstance(stmt, Loop) and (differentiable(stmt.body)
                                              or any(c.head.active for c in stmt.carried)):
+                self.flush(depth)
                 self.ensure_inside(stmt, depth)
                 self.loop(stmt, depth)
+        self.flush(depth)
         for v in finish:
             self.ensure(v, depth)
         self.pending.pop()
         self.at.pop()
         if len(w.lines) == start:
             w(depth, "pass")
+
+    def flush(self, depth):
+        """Write the cotangents still held as expressions (before a nested block, whose
+        pops may overwrite what they read)."""
+        for value, expr in self.lazy.values():
+            self.w(depth, f"{value.grad} = {expr}")
+        self.lazy.clear()
 
     def ensure_inside(self, stmt, depth):
         """Make, as zeros, the pending cotangents a nested block may add into."""
@@ -352,8 +443,10 @@ class _Reverse:
 
     def adjoint(self, op, block, depth):
         g = op.out.grad
+        if op.inplace and not op.args[1].active:
+            self.w(depth, f"{g}.pop()  # {op.line}")  # an item with no cotangent: dropped
         if op.adjoint == "elementwise":
-            terms = self.elementwise(op, g)
+            terms = self.elementwise(op, "{g}")
         else:
             names = Names([a.name for a in op.args], [_kind(a) for a in op.args],
                           _kind(op.out), lambda k: self.shape(op.args[k], block))
@@ -361,6 +454,13 @@ class _Reverse:
                 terms = rule_of(op).adjoint(op, names)
             except (NotImplementedError, ValueError) as e:
                 raise EmitError(f"{e} ({op.line})") from None
+        lazy = self.lazy.pop(id(op.out), None)
+        if lazy is not None:  # the cotangent is still an expression: read once, or made
+            reads = sum(t.expr.count("{g}") for t in terms if op.args[t.operand].active)
+            if reads == 1:
+                g = f"({lazy[1]})"
+            else:
+                self.w(depth, f"{g} = {lazy[1]}")
         shared = False  # whether a cotangent already is the output's, as it is
         for t in terms:
             made = self.add(op.args[t.operand], t.expr.replace("{g}", g), depth, t.index,
@@ -385,7 +485,11 @@ class _Reverse:
                 values = [op.out.name if ans else "0.0"] + [
                     a.name if positions is None or k in positions else "0.0"
                     for k, a in enumerate(op.args)]
-                c = f"{g} * {static.names[i]}({', '.join(values)})"
+                expression = static.expressions[i]
+                if expression is not None:  # one fused loop with the product
+                    c = f"{g} * ({fill(expression, values)})"
+                else:
+                    c = f"{g} * {static.names[i]}({', '.join(values)})"
             kind = _kind(arg)
             shares = c == g and out_kind.category == "array"
             if kind.category != "array":

@@ -2,6 +2,11 @@
 control flow, every operation one the emitter knows how to write for numba (a primal
 statement and, for a differentiable one, its adjoint).
 
+A list is the one mutable value: ``L.append(x)`` makes a new version of ``L`` (a new
+:class:`Value`) that is the same object, so every version of one list has one name in the
+generated code (numba types a list from the appends made to its own name), and so has
+its cotangent, a list of the elements' cotangents.
+
 Every assignment makes a new :class:`Value`; a loop's carried names get a header value
 (``Carried.head``) assigned before the loop and at the end of each iteration, and an
 ``if``'s phis a value each branch assigns. A value is *active* when it may depend on a
@@ -17,10 +22,12 @@ class Value:
     """One SSA value: its name in the generated code (its cotangent is ``g_<name>``), whether
     it is active, and the block that computes it (``None``: a parameter)."""
 
-    __slots__ = ("name", "active", "block", "kind", "needs")
+    __slots__ = ("name", "active", "block", "kind", "needs", "serial")
 
-    def __init__(self, name, active, block):
+    def __init__(self, name, active, block, serial=0):
         self.name, self.active, self.block = name, active, block
+        #: when it was made, in lowering's count (every version of a list: the list's)
+        self.serial = serial
         self.kind = None  #: its numba type, once the objective is typed (.types.Kind)
         self.needs = 0  #: what the adjoint reads of it: .activity.SHAPE | .activity.VALUE
 
@@ -72,6 +79,11 @@ class Op:
     adjoint: str | None = None
     static: object = None
     augmented: bool = False  #: written ``x op= y`` (numpy updates an array x in place)
+    #: ``primal`` is a statement updating the list ``args[0]`` in place (an append):
+    #: ``out`` is that list's next version, under its name
+    inplace: bool = False
+    #: makes a new mutable object each time it runs (``[]``): never merged with an equal one
+    fresh: bool = False
 
     @property
     def differentiated(self):

@@ -4,20 +4,32 @@ derivative at all (ints, booleans, tuples of a shape)."""
 
 from typing import NamedTuple
 
+import numba
+import numpy as np
 from numba.core import types
 
 
 class Kind(NamedTuple):
-    """``category``: "float", "int", "bool", "complex", "array" or "other"; for an array,
-    its ``dtype`` (numpy's name) and ``ndim``."""
+    """``category``: "float", "int", "bool", "complex", "array", "list" or "other"; for an
+    array, its ``dtype`` (numpy's name) and ``ndim``; for a list, its elements' (``ndim``
+    0: numbers of that ``dtype``)."""
 
     category: str
     dtype: str = ""
     ndim: int = 0
 
+    @property
+    def item(self):
+        """A list's elements' kind."""
+        if self.ndim:
+            return Kind("array", self.dtype, self.ndim)
+        return of(numba.from_dtype(np.dtype(self.dtype)))
+
     def __str__(self):
         if self.category == "array":
             return f"a {self.ndim}-D {self.dtype} array"
+        if self.category == "list":
+            return f"a list of {str(self.item)[2:]}s"
         return f"a {self.category}"
 
 
@@ -32,6 +44,12 @@ def of(numba_type):
         return Kind("complex")
     if isinstance(numba_type, types.Array):
         return Kind("array", str(numba_type.dtype), numba_type.ndim)
+    if isinstance(numba_type, types.List):
+        item = of(numba_type.dtype)
+        if item.category == "array":
+            return Kind("list", item.dtype, item.ndim)
+        if item.category in ("float", "int", "bool"):
+            return Kind("list", str(numba_type.dtype))
     return Kind("other", str(numba_type))
 
 

@@ -4,8 +4,9 @@ The subset is what numba compiles in nopython mode and what the emitter can diff
 float, int and array locals; ``for`` over ``range``; ``if`` and conditional expressions on
 values that carry no derivative; the operators, numpy's elementwise functions with a rule
 of local partials in the rule table, and the structural operations of
-:mod:`.adjoints`; calls of other plain Python functions of the same kind, which are
-inlined (a recursive call is refused). Anything else is refused with
+:mod:`.adjoints`; lists (displays, comprehensions, ``append`` and reading an element by
+index); calls of other plain Python functions of the same kind, which are inlined (a
+recursive call is refused). Anything else is refused with
 :class:`CompileRefused`, naming the construct, the file and the line: the engine never
 runs a function another way in silence.
 """
@@ -58,12 +59,16 @@ class Lowering:
         self.helpers = {}
         self.constants = []  # (value, array) of the global arrays read
         self.guards = []  # (holder, name, is a mapping, the object found) of every free name
+        # id -> the version of a list an append (or a loop appending to it) made stale: a
+        # read of it, by a name that still holds it, is refused (kept, so no id is reused)
+        self.superseded = {}
+        self.branches = []  # the count where each if being lowered began
 
     # -- names and errors -------------------------------------------------------------
 
     def fresh(self, active, block, stem="v"):
         self.counter += 1
-        return Value(f"{stem}{self.counter}", active, block)
+        return Value(f"{stem}{self.counter}", active, block, self.counter)
 
     def refuse(self, what, node):
         where = self.frames[-1].where
@@ -137,6 +142,9 @@ class Lowering:
             self.branch(stmt.test, stmt.body, stmt.orelse, env, block, stmt)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             pass  # a docstring
+        elif isinstance(stmt, ast.Expr) and _appended(stmt.value):
+            name = stmt.value.func.value.id
+            env[name] = self.append(stmt.value, env, block)
         elif isinstance(stmt, ast.Pass):
             pass
         else:
@@ -181,6 +189,9 @@ class Lowering:
             raise self.refuse("a range bound computed from differentiated values", stmt)
         assigned = _stored_names(stmt.body)
         carried_names = [n for n in assigned if n in env and n != stmt.target.id]
+        # a list the body appends to is one object all along: its head is the list itself
+        grows = {n for n in carried_names if n in _appended_names(stmt.body)
+                 and isinstance(env[n], Value)}
         active = {n for n in carried_names if env[n].active}
         saved_counter = self.counter
         while True:
@@ -192,6 +203,9 @@ class Lowering:
             loop.body = body
             inner = dict(env)
             heads = {n: self.fresh(n in active, block, "h") for n in carried_names}
+            for n in grows:
+                heads[n].name, heads[n].serial = env[n].name, env[n].serial
+                self.superseded[id(env[n])] = env[n]
             inner.update(heads)
             loop.target = self.fresh(False, body, "i")
             inner[stmt.target.id] = loop.target if seq is None else self.op(
@@ -202,6 +216,12 @@ class Lowering:
             if not grown:
                 break
             active |= grown
+        for n in grows:
+            if inner[n].name != heads[n].name:
+                raise self.refuse(f"the list {n!r} appended to in the loop at line "
+                                  f"{stmt.lineno} and rebound in it", stmt)
+            # the body's appends made the head stale there; after the loop it is the list
+            self.superseded.pop(id(heads[n]), None)
         loop.count = self.fresh(False, block, "n")
         for n in carried_names:
             loop.carried.append(Carried(heads[n], env[n], inner[n]))
@@ -209,6 +229,10 @@ class Lowering:
         for n in assigned:
             if n not in env:  # the body's own: undefined after a loop that did not run
                 env[n] = _Undefined(f"first assigned in the loop at line {stmt.lineno}")
+        # Python leaves the target at its last value (or as it was, after no iteration):
+        # the compiled code keeps neither
+        env[stmt.target.id] = _Undefined(f"the variable of the for loop at line "
+                                         f"{stmt.lineno}")
         block.stmts.append(loop)
 
     def branch(self, test, then, orelse, env, block, node, expression=False):
@@ -221,6 +245,7 @@ class Lowering:
         flag = self.fresh(False, block, "b")
         stmt = If(node.lineno, cond, Block(block.loop), Block(block.loop), flag)
         envs = []
+        self.branches.append(self.counter)
         for body, part in ((then, stmt.then), (orelse, stmt.orelse)):
             inner = dict(env)
             if expression:
@@ -229,6 +254,7 @@ class Lowering:
                 for s in body:
                     self.statement(s, inner, part)
             envs.append(inner)
+        self.branches.pop()
         names = ["\0result"] if expression else sorted(
             {n for e in envs for n in e if e.get(n) is not env.get(n)})
         for name in names:
@@ -246,13 +272,62 @@ class Lowering:
 
     # -- expressions ------------------------------------------------------------------
 
-    def op(self, node, primal, args, block, adjoint=None, static=None):
-        active = adjoint is not None and any(a.active for a in args)
-        out = self.fresh(active, block)
+    def op(self, node, primal, args, block, adjoint=None, static=None, out=None, **flags):
+        """``out = primal`` (``out``: a new value unless given); ``flags``: :class:`Op`'s."""
+        if out is None:
+            out = self.fresh(adjoint is not None and any(a.active for a in args), block)
         where = self.frames[-1].where
         at = f"{where.filename}, line {getattr(node, 'lineno', '?')}, in {where.function}"
-        block.stmts.append(Op(at, out, primal, list(args), adjoint, static))
+        block.stmts.append(Op(at, out, primal, list(args), adjoint, static, **flags))
         return out
+
+    # -- lists ------------------------------------------------------------------------
+
+    def new_list(self, node, block):
+        return self.op(node, "[]", [], block, fresh=True)
+
+    def append(self, call, env, block):
+        """``name.append(item)``: the list's next version, under its name."""
+        if call.keywords or len(call.args) != 1:
+            raise self.refuse("append with other than one item", call)
+        before = self.expr(call.func.value, env, block)
+        item = self.expr(call.args[0], env, block)
+        return self.append_to(before, item, call, block)
+
+    def append_to(self, before, item, node, block):
+        if not isinstance(before, Value) or before.block is None:
+            raise self.refuse(f"an append to {before.name} (the compiled engine appends to "
+                              f"the lists a function makes, not to its arguments)", node)
+        if self.branches and before.serial <= self.branches[-1]:
+            raise self.refuse("an append inside an if to a list made before it", node)
+        self.superseded[id(before)] = before
+        after = Value(before.name, before.active or item.active, block, before.serial)
+        return self.op(node, "{0}.append({1})", [before, item], block, "append",
+                       out=after, inplace=True)
+
+    def expr_List(self, node, env, block):
+        out = self.new_list(node, block)
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                raise self.refuse("*unpacking in a list", node)
+            out = self.append_to(out, self.expr(element, env, block), node, block)
+        return out
+
+    def expr_ListComp(self, node, env, block):
+        """``[elt for target in iter]``: a new list and a loop appending to it, in a scope
+        of its own (its target and the list's name do not leak)."""
+        if len(node.generators) != 1 or node.generators[0].ifs:
+            raise self.refuse("a list comprehension with more than one for, or an if",
+                              node)
+        generator = node.generators[0]
+        scope, name = dict(env), f"\0list{self.counter}"
+        scope[name] = self.new_list(node, block)
+        grow = ast.Expr(value=ast.Call(
+            func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
+                               ctx=ast.Load()), args=[node.elt], keywords=[]))
+        loop = ast.For(target=generator.target, iter=generator.iter, body=[grow], orelse=[])
+        self.loop(ast.fix_missing_locations(ast.copy_location(loop, node)), scope, block)
+        return scope[name]
 
     def expr(self, node, env, block):
         method = getattr(self, f"expr_{type(node).__name__}", None)
@@ -271,6 +346,9 @@ class Lowering:
         found = env[node.id]
         if isinstance(found, _Undefined):
             raise self.refuse(f"{node.id!r}, {found.why}, read after it", node)
+        if id(found) in self.superseded:
+            raise self.refuse(f"{node.id!r}, a list appended to since (by another name, or "
+                              f"in a function it was passed to), read after it", node)
         return found
 
     def expr_BinOp(self, node, env, block):
@@ -331,7 +409,9 @@ class Lowering:
             return self.by_vjps(node, fn, rule, text, args, block)
         static = adjoints.Elementwise(
             [self.partial_name(rule, i, p, node) for i, p in enumerate(partials)], partials,
-            [adjoints.constant_partial(p) if p is not None else None for p in partials])
+            [adjoints.constant_partial(p) if p is not None else None for p in partials],
+            [adjoints.partial_expression(p, self.helpers) if p is not None else None
+             for p in partials])
         return self.op(node, text, args, block, "elementwise", static)
 
     def by_vjps(self, node, fn, rule, text, args, block):
@@ -432,7 +512,8 @@ class Lowering:
         target = getattr(target, "__ad_checkpoint__", target)
         if isinstance(target, types.FunctionType) and target in rules.RULES:
             return self.primitive(target, node, env, block)
-        if isinstance(target, types.FunctionType):
+        if isinstance(target, types.FunctionType) and not (
+                target.__module__ or "").startswith("numpy"):  # np.ones is Python too
             return self.inline(target, node, env, block)
         if target is np.concatenate:  # its operands are the display's items
             return self.numpy_call(target, [], node, env, block)
@@ -637,8 +718,20 @@ def _numpy_name(fn):
 
 
 def _stored_names(stmts):
+    """The names ``stmts`` bind, and those of the lists they append to (a new version)."""
     return sorted({n.id for s in stmts for n in ast.walk(s)
-                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+                  | _appended_names(stmts))
+
+
+def _appended(node):
+    """Whether ``node`` is ``name.append(...)``."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append" and isinstance(node.func.value, ast.Name))
+
+
+def _appended_names(stmts):
+    return {n.func.value.id for s in stmts for n in ast.walk(s) if _appended(n)}
 
 
 _ABSENT = object()  # a guard's object for a name that must stay undefined (a builtin's)
@@ -672,8 +765,7 @@ class _Undefined:
 
 def _describe(node):
     names = {ast.While: "a while loop", ast.Try: "a try statement", ast.With: "a with "
-             "statement", ast.Lambda: "a lambda", ast.ListComp: "a list comprehension",
-             ast.GeneratorExp: "a generator expression", ast.List: "a list",
+             "statement", ast.Lambda: "a lambda", ast.GeneratorExp: "a generator expression",
              ast.Dict: "a dict", ast.FunctionDef: "a nested def", ast.Break: "break",
              ast.Continue: "continue", ast.Raise: "raise", ast.Assert: "assert",
              ast.Global: "a global statement", ast.Nonlocal: "a nonlocal statement",

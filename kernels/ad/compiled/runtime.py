@@ -26,12 +26,34 @@ def grow(tape, need):
     return bigger
 
 
-@njit(cache=True)
 def put(tape, cursor, values):
     """Copy ``values`` (any shape and layout) into ``tape`` at ``cursor``; the new cursor."""
-    flat = np.ravel(values)
-    tape[cursor:cursor + flat.size] = flat
-    return cursor + flat.size
+    raise NotImplementedError("put runs compiled (numba), in the generated code")
+
+
+@overload(put)
+def _put(tape, cursor, values):
+    # a loop of its own for a vector or a C-ordered array: np.ravel and a slice's
+    # assignment cost several times the copy of a short row (lstm's rows are 14 long)
+    if values.ndim == 1:
+        def vector(tape, cursor, values):
+            for k in range(values.shape[0]):
+                tape[cursor + k] = values[k]
+            return cursor + values.shape[0]
+        return vector
+    if values.layout == "C":
+        def ordered(tape, cursor, values):
+            flat = values.reshape(values.size)
+            for k in range(flat.size):
+                tape[cursor + k] = flat[k]
+            return cursor + flat.size
+        return ordered
+
+    def strided(tape, cursor, values):
+        flat = np.ravel(values)
+        tape[cursor:cursor + flat.size] = flat
+        return cursor + flat.size
+    return strided
 
 
 def sum_to(cotangent, shape):
@@ -130,3 +152,52 @@ def _extreme_along(x, axis, smallest):
             out[i] = np.min(x[i]) if smallest else np.max(x[i])
         return out
     return impl
+
+
+# -- lists' cotangents: a list of the elements' cotangents, where an element no term has
+# reached yet is an empty array (an array's zeros are made only where they are needed)
+
+def accumulate(into, term):
+    """``into + term`` for an element of a list's cotangent: ``term`` (a copy: the list
+    owns its elements) where ``into`` is still the empty placeholder, else added in place."""
+    raise NotImplementedError("accumulate runs compiled (numba), in the generated code")
+
+
+@overload(accumulate)
+def _accumulate(into, term):
+    if isinstance(into, types.Number):
+        return lambda into, term: into + term
+
+    def impl(into, term):
+        if into.shape == term.shape:
+            into += term
+            return into
+        if into.size == 0:  # the placeholder
+            return np.asarray(term).copy()
+        return into  # the term is (the list added was never reached there)
+    return impl
+
+
+def popped(cotangent, shape):
+    """The last element of a list's cotangent, taken off it, as an array of ``shape`` (the
+    cotangent of the item appended last)."""
+    raise NotImplementedError("popped runs compiled (numba), in the generated code")
+
+
+@overload(popped)
+def _popped(cotangent, shape):
+    def impl(cotangent, shape):
+        last = cotangent.pop()
+        if last.shape != shape:  # the placeholder: no term reached it
+            return np.zeros(shape)
+        return last
+    return impl
+
+
+@njit(cache=True)
+def add_lists(into, terms):
+    """Add the list cotangent ``terms`` into ``into``, element by element."""
+    if len(into) != len(terms):
+        raise ValueError("the compiled engine added list cotangents of different lengths")
+    for k in range(len(into)):
+        into[k] = accumulate(into[k], terms[k])

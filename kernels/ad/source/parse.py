@@ -78,8 +78,16 @@ def check(node, where):
 
 
 @functools.lru_cache(maxsize=32)
-def _parse(filename, text):
-    return ast.parse(text, filename)
+def _definitions(filename, text):
+    """The file's lambdas by first line, and its defs by name: found in one walk of its
+    tree (a walk per function read was most of the compiled engine's lowering time)."""
+    lambdas, defs = {}, {}
+    for n in ast.walk(ast.parse(text, filename)):
+        if isinstance(n, ast.Lambda):
+            lambdas.setdefault(n.lineno, []).append(n)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs.setdefault(n.name, []).append(n)
+    return lambdas, defs
 
 
 def _params(node):
@@ -103,15 +111,13 @@ def function_node(fn):
         raise SourceTransformError(
             f"cannot read the source of {name} (defined in {filename}); the source engine "
             f"differentiates functions whose source file it can read")
-    tree = _parse(filename, "".join(lines))
+    lambdas, defs = _definitions(filename, "".join(lines))
     first = code.co_firstlineno
     if code.co_name == "<lambda>":
-        found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
+        found = list(lambdas.get(first, ()))
     else:
-        found = [n for n in ast.walk(tree)
-                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == code.co_name
-                 and first in (n.lineno, *(d.lineno for d in n.decorator_list[:1]))]
+        found = [n for n in defs.get(code.co_name, ())
+                 if first in (n.lineno, *(d.lineno for d in n.decorator_list[:1]))]
     wanted = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
     found = [n for n in found if _params(n) == wanted]
     if len(found) > 1:  # several lambdas on one line: the one the instructions come from
