@@ -156,8 +156,8 @@ def table(rows):
     objective and the compile seconds (a backend that compiles), and the mark."""
     manual = rows[MANUAL].seconds if MANUAL in rows else None
     f = rows[backends.PLAIN_OBJECTIVE].seconds if backends.PLAIN_OBJECTIVE in rows else None
-    lines = ["| backend | result | time | x manual | x objective | x own objective | "
-             "compile |", "|---|---|---|---|---|---|---|"]
+    lines = [f"| backend | result | time | x {MANUAL} | x objective | x own objective | "
+             f"compile |", "|---|---|---|---|---|---|---|"]
     for name, row in rows.items():
         if name == backends.PLAIN_OBJECTIVE:
             name = "the objective (f)"
