@@ -224,13 +224,9 @@ class Plan:
         """Whether the cotangent of ``value`` may stay an expression until the adjoint of
         the operation computing it reads it: a float or an array read once, computed by an
         operation (not a phi or a loop's head, whose cotangents are read by name)."""
-        return (self.once(value) and id(value) in self.computed and value.kind is not None
-                and value.kind.category in ("float", "array"))
-
-    def once(self, value):
-        """Whether ``value`` is read once, in the block that computes it: its cotangent
-        gets that one term and is never added into."""
-        return self.uses.get(id(value), 0) == 1
+        # read once, in the block computing it: its cotangent is that one term
+        return (self.uses.get(id(value), 0) == 1 and id(value) in self.computed
+                and value.kind is not None and value.kind.category in ("float", "array"))
 
     def defining(self, value, at):
         """The block whose run last set ``value`` as the adjoint at block ``at`` reads it."""
