@@ -128,20 +128,20 @@ class _Compiled:
 
 
 def _check_list_use(op):
-    """A differentiated operation may read a list only for an element at an index, or
-    append to it: anything else (``L * 2``, ``np.sum(L)``) means something else for a
+    """A differentiated operation may read a list only for an element at an index, append
+    to it or stack it: anything else (``L * 2``, ``np.sum(L)``) means something else for a
     list than for an array, and is refused rather than differentiated as one."""
     lists = [k for k, a in enumerate(op.args)
              if isinstance(a, Value) and a.kind is not None and a.kind.category == "list"]
     if not lists:
         return
-    if op.inplace and lists == [0]:
+    if (op.inplace or op.adjoint == "stack") and lists == [0]:
         return
     if op.adjoint == "getitem" and lists == [0] and op.static[0] == ("int",):
         return
     raise CompileRefused(f"an operation on a list other than reading one element (at an "
-                         f"int index) or appending to it is not compiled by the compiled "
-                         f"engine: it differentiates a list's elements ({op.line})")
+                         f"int index), appending to it or np.stack is not compiled by the "
+                         f"compiled engine: it differentiates a list's elements ({op.line})")
 
 
 class Prepared:

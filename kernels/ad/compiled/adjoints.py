@@ -298,7 +298,7 @@ def _sum_adjoint(op, n):
     axis = _axis(op.static, n.kinds[0].ndim)
     if axis is None:
         return [Term(0, "{g}", shaped=False)]
-    return [Term(0, f"np.expand_dims({{g}}, {axis})", shaped=False)]
+    return [Term(0, f"_rt.expand_dims({{g}}, {axis})", shaped=False)]
 
 
 def _mean_adjoint(op, n):
@@ -319,7 +319,7 @@ def _extremum_adjoint(op, n):
     # ties share the cotangent equally (the table's rule for max and min)
     x, out = n.args[0], op.out.name
     axis = _axis(op.static, n.kinds[0].ndim)
-    if axis is None:
+    if axis is None or n.kinds[0].ndim == 1:
         return [Term(0, f"{{g}} * (({x} == {out}) / np.sum({x} == {out}))")]
     hit = f"({x} == np.expand_dims({out}, {axis}))"
     return [Term(0, f"np.expand_dims({{g}}, {axis}) * {hit} / np.expand_dims("
@@ -329,10 +329,14 @@ def _extremum_adjoint(op, n):
 def _product_adjoint(op, n):
     a, b = n.args
     ka, kb = n.kinds
-    if ka.category != "array" or kb.category != "array" or ka.ndim > 2 or kb.ndim > 2:
+    if ka.category != "array" or kb.category != "array" or ka.ndim > 3 or kb.ndim > 3 or (
+            max(ka.ndim, kb.ndim) == 3 and (op.adjoint != "matmul" or min(ka.ndim, kb.ndim) < 2)):
         raise NotImplementedError(
             f"a product of {ka} and {kb}: the engine compiles products of vectors and "
-            f"matrices")
+            f"matrices, and @ of stacks (3-D) of matrices with matrices or stacks")
+    if max(ka.ndim, kb.ndim) == 3:  # a matrix's share is summed over the stack
+        return [Term(0, f"_rt.matmul({{g}}, _rt.swap_last({b}))", shaped=ka.ndim == 3),
+                Term(1, f"_rt.matmul(_rt.swap_last({a}), {{g}})", shaped=kb.ndim == 3)]
     if ka.ndim == 1 and kb.ndim == 1:
         da, db = f"{{g}} * {b}", f"{{g}} * {a}"
     elif ka.ndim == 2 and kb.ndim == 1:
@@ -344,10 +348,33 @@ def _product_adjoint(op, n):
     return [Term(0, da), Term(1, db)]
 
 
+def _transpose_primal(count, static):
+    axes = static.get("axes")
+    return "np.transpose({0})" if axes is None else f"np.transpose({{0}}, {tuple(axes)})"
+
+
 def _transpose_adjoint(op, n):
-    if n.kinds[0].ndim > 2:
-        raise NotImplementedError("the transpose of an array of more than two dimensions")
-    return [Term(0, "{g}.T")]
+    axes = (op.static or {}).get("axes")
+    if axes is None:  # all axes reversed: its own inverse
+        return [Term(0, "{g}.T")]
+    ndim = n.kinds[0].ndim
+    if sorted(a % ndim for a in axes) != list(range(ndim)) or len(axes) != ndim:
+        raise ValueError(f"np.transpose's axes {tuple(axes)} are not a permutation of an "
+                         f"array of {ndim} dimensions")
+    inverse = [0] * ndim
+    for k, a in enumerate(axes):
+        inverse[a % ndim] = k
+    return [Term(0, f"np.transpose({{g}}, {tuple(inverse)})")]
+
+
+def _expand_dims_adjoint(op, n):
+    if n.kinds[0].category != "array":
+        return [Term(0, "{g}[0]")]
+    return [Term(0, f"np.ascontiguousarray({{g}}).reshape({n.shape(0)})")]
+
+
+def _stack_adjoint(op, n):
+    return [Term(0, f"_rt.unstack({{g}}, {op.static.get('axis', 0)})")]
 
 
 def _reshape_adjoint(op, n):
@@ -432,8 +459,15 @@ STRUCTURAL = {
                       positional=("axis", "out")),
     "dot": Structural(frozenset(), lambda count, static: "np.dot({0}, {1})",
                       lambda op: [(0, VALUE), (1, VALUE)], _product_adjoint, 2, ("out",)),
-    "transpose": Structural(frozenset(), lambda count, static: "np.transpose({0})", _none,
+    "transpose": Structural(frozenset({"axes"}), _transpose_primal, _none,
                             _transpose_adjoint, positional=("axes",)),
+    "expand_dims": Structural(frozenset({"axis"}), lambda count, static:
+                              f"_rt.expand_dims({{0}}, {static['axis']})",
+                              lambda op: [(0, SHAPE)], _expand_dims_adjoint,
+                              positional=("axis",)),
+    "stack": Structural(frozenset({"axis"}), lambda count, static:
+                        f"_rt.stack({{0}}, {static.get('axis', 0)})", _none, _stack_adjoint,
+                        positional=("axis", "out")),
     "reshape": Structural(frozenset(), lambda count, static:
                           "np.ascontiguousarray({0}).reshape({1})", _none, _reshape_adjoint,
                           2, ("order",)),

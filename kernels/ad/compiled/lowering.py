@@ -20,7 +20,8 @@ import types
 import numpy as np
 
 from .. import rules
-from ..source.parse import SourceTransformError, Where, function_node
+from ..source.parse import (SourceTransformError, Where, always_returns, function_node,
+                            rewrite_returns)
 from . import adjoints
 from .ir import Block, Carried, Const, Copy, Function, If, Loop, Op, Value
 
@@ -107,7 +108,13 @@ class Lowering:
     def body(self, stmts, env, block, last_return=False):
         """Lower ``stmts`` into ``block``; the returned operand where the function's last
         statement is its ``return``."""
+        if last_return:  # ``if c: return a`` then more: the more is the else
+            stmts = rewrite_returns(stmts)
         for i, stmt in enumerate(stmts):
+            if (last_return and i == len(stmts) - 1 and isinstance(stmt, ast.If)
+                    and always_returns(stmt.body) and always_returns(stmt.orelse)):
+                return self.branch(stmt.test, stmt.body, stmt.orelse, env, block, stmt,
+                                   returns=True)
             if isinstance(stmt, ast.Return):
                 if not last_return or i != len(stmts) - 1:
                     raise self.refuse("return before the end of the function (in a loop, "
@@ -235,9 +242,11 @@ class Lowering:
                                          f"{stmt.lineno}")
         block.stmts.append(loop)
 
-    def branch(self, test, then, orelse, env, block, node, expression=False):
+    def branch(self, test, then, orelse, env, block, node, expression=False, returns=False):
         """An ``if`` statement, or with ``expression`` a conditional expression (``then``
-        and ``orelse`` its two expressions): the phis' operands, or the one result."""
+        and ``orelse`` its two expressions), or with ``returns`` one whose every path ends
+        in a return (the function's last statement): the phis' operands, or the one
+        result."""
         cond = self.expr(test, env, block)
         if cond.active:
             raise self.refuse("a condition computed from differentiated values that are "
@@ -250,12 +259,14 @@ class Lowering:
             inner = dict(env)
             if expression:
                 inner["\0result"] = self.expr(body, inner, part)
+            elif returns:
+                inner["\0result"] = self.body(body, inner, part, last_return=True)
             else:
                 for s in body:
                     self.statement(s, inner, part)
             envs.append(inner)
         self.branches.pop()
-        names = ["\0result"] if expression else sorted(
+        names = ["\0result"] if expression or returns else sorted(
             {n for e in envs for n in e if e.get(n) is not env.get(n)})
         for name in names:
             a, b = envs[0].get(name), envs[1].get(name)
@@ -356,9 +367,9 @@ class Lowering:
         if name is None:
             raise self.refuse(f"the operator {type(node.op).__name__}", node)
         a, b = self.expr(node.left, env, block), self.expr(node.right, env, block)
+        if name == "matmul":  # numba's @ takes vectors and matrices: stacks by a helper
+            return self.op(node, "_rt.matmul({0}, {1})", [a, b], block, "matmul")
         text = f"({{0}} {_SYMBOL[name]} {{1}})"
-        if name == "matmul":
-            return self.op(node, text, [a, b], block, "matmul")
         return self.elementwise(node, rules.BINARY_OPERATORS[name], text, [a, b], block)
 
     def expr_UnaryOp(self, node, env, block):
@@ -397,8 +408,11 @@ class Lowering:
         if any(p.active for p in parts):
             raise self.refuse("a tuple of differentiated values (outside np.concatenate)",
                               node)
+        comma = "," if len(parts) == 1 else ""
+        if all(isinstance(p, Const) for p in parts):  # a literal: axes, a shape
+            return Const(f"({', '.join(p.text for p in parts)}{comma})")
         inner = ", ".join(f"{{{k}}}" for k in range(len(parts)))
-        return self.op(node, f"({inner}{',' if len(parts) == 1 else ''})", parts, block)
+        return self.op(node, f"({inner}{comma})", parts, block)
 
     def elementwise(self, node, fn, text, args, block):
         if not any(a.active for a in args):

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 from numba.core import types
 from numba.extending import overload
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 
 @njit(cache=True)
@@ -127,15 +128,17 @@ def _sum_to(cotangent, shape):
 
 def extreme_along(x, axis, smallest):
     """``np.min(x, axis=axis)`` (``smallest``) or ``np.max``, which numba does not take
-    with an axis; matrices."""
+    with an axis; vectors and matrices."""
     raise NotImplementedError("extreme_along runs compiled (numba), in the generated code")
 
 
 @overload(extreme_along)
 def _extreme_along(x, axis, smallest):
+    if isinstance(x, types.Array) and x.ndim == 1:  # the one axis: a number, as numpy's
+        return lambda x, axis, smallest: np.min(x) if smallest else np.max(x)
     if not isinstance(x, types.Array) or x.ndim != 2:
         raise numba.core.errors.TypingError(
-            "np.min and np.max with an axis: the compiled engine takes matrices")
+            "np.min and np.max with an axis: the compiled engine takes vectors and matrices")
 
     def impl(x, axis, smallest):
         rows, cols = x.shape
@@ -150,6 +153,132 @@ def _extreme_along(x, axis, smallest):
         out = np.empty(rows)
         for i in range(rows):
             out[i] = np.min(x[i]) if smallest else np.max(x[i])
+        return out
+    return impl
+
+
+def expand_dims(x, axis):
+    """``np.expand_dims(x, axis)``, a number's included (numpy's scalar reductions are
+    numba's floats)."""
+    raise NotImplementedError("expand_dims runs compiled (numba), in the generated code")
+
+
+@overload(expand_dims)
+def _expand_dims(x, axis):
+    if isinstance(x, types.Number):
+        return lambda x, axis: np.full(1, x)
+    return lambda x, axis: np.expand_dims(x, axis)
+
+
+def matmul(a, b):
+    """``a @ b``, which numba compiles for vectors and matrices only: a stack of matrices
+    (3-D) times a matrix or a stack of as many, or a matrix times a stack."""
+    raise NotImplementedError("matmul runs compiled (numba), in the generated code")
+
+
+@overload(matmul)
+def _matmul(a, b):
+    if a.ndim <= 2 and b.ndim <= 2:
+        return lambda a, b: a @ b
+    if a.ndim > 3 or b.ndim > 3 or min(a.ndim, b.ndim) < 2:
+        raise numba.core.errors.TypingError(
+            "a @ b with a vector or more than three axes: the compiled engine multiplies "
+            "vectors, matrices and stacks (3-D) of matrices")
+
+    def stacked(a, b):
+        # a contiguous copy of each strided slice (a transposed stack's): np.dot's BLAS
+        # call takes contiguous matrices
+        count = a.shape[0] if a.ndim == 3 else b.shape[0]
+        if a.ndim == 3 and b.ndim == 3 and b.shape[0] != count:
+            raise ValueError("a @ b of stacks of different lengths")
+        rows = a.shape[a.ndim - 2]
+        cols = b.shape[b.ndim - 1]
+        out = np.empty((count, rows, cols))
+        for k in range(count):
+            left = np.ascontiguousarray(a[k] if a.ndim == 3 else a)
+            right = np.ascontiguousarray(b[k] if b.ndim == 3 else b)
+            out[k] = np.dot(left, right)
+        return out
+    return stacked
+
+
+def swap_last(x):
+    """``x`` with its last two axes swapped (a matrix's transpose, each matrix's of a
+    stack), contiguous."""
+    raise NotImplementedError("swap_last runs compiled (numba), in the generated code")
+
+
+@overload(swap_last)
+def _swap_last(x):
+    if x.ndim == 2:
+        return lambda x: np.ascontiguousarray(x.T)
+    return lambda x: np.ascontiguousarray(np.transpose(x, (0, 2, 1)))
+
+
+def stack(items, axis):
+    """``np.stack(items, axis)`` for a list (numba's takes a tuple): ``axis`` may be
+    negative."""
+    raise NotImplementedError("stack runs compiled (numba), in the generated code")
+
+
+@overload(stack)
+def _stack(items, axis):
+    if not isinstance(items.dtype, types.Array):
+        raise numba.core.errors.TypingError(
+            "np.stack of a list of numbers: the compiled engine stacks arrays (np.array "
+            "makes a vector of numbers)")
+    rank = items.dtype.ndim + 1
+
+    def impl(items, axis):
+        if len(items) == 0:
+            raise ValueError("np.stack of an empty list")
+        at = axis + rank if axis < 0 else axis
+        if not 0 <= at < rank:
+            raise ValueError("np.stack's axis is out of bounds")
+        first = items[0]
+        shape = np.empty(rank, np.int64)
+        outer = 1
+        for d in range(rank - 1):
+            shape[d + (d >= at)] = first.shape[d]
+            if d < at:
+                outer *= first.shape[d]
+        shape[at] = len(items)
+        inner = first.size // outer if outer else 0
+        out = np.empty((outer, len(items), inner))
+        for k in range(len(items)):
+            if items[k].shape != first.shape:
+                raise ValueError("np.stack of arrays of different shapes")
+            out[:, k, :] = np.ascontiguousarray(items[k]).reshape((outer, inner))
+        return out.reshape(to_fixed_tuple(shape, rank))
+    return impl
+
+
+def unstack(g, axis):
+    """The cotangent of ``np.stack(items, axis)``'s items, given its own ``g``: a list of
+    ``g``'s slices along ``axis``, each a copy (a list owns its elements)."""
+    raise NotImplementedError("unstack runs compiled (numba), in the generated code")
+
+
+@overload(unstack)
+def _unstack(g, axis):
+    rank = g.ndim - 1  # (at least 1: _stack takes arrays)
+
+    def impl(g, axis):
+        at = axis + g.ndim if axis < 0 else axis
+        shape = np.empty(rank, np.int64)
+        outer = 1
+        for d in range(g.ndim):
+            if d < at:
+                outer *= g.shape[d]
+            if d != at:
+                shape[d - (d > at)] = g.shape[d]
+        count = g.shape[at]
+        inner = g.size // (outer * count) if outer * count else 0
+        flat = np.ascontiguousarray(g).reshape((outer, count, inner))
+        out = []
+        for k in range(count):
+            out.append(np.ascontiguousarray(flat[:, k, :]).reshape(
+                to_fixed_tuple(shape, rank)))
         return out
     return impl
 

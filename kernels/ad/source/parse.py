@@ -336,14 +336,14 @@ _REFUSED_COMPREHENSION = {ast.ListComp: "list comprehension",
 
 # -- early returns ----------------------------------------------------------------------
 
-def _returns(block):
+def always_returns(block):
     """Whether every path through ``block`` ends in a return."""
     if not block:
         return False
     last = block[-1]
     if isinstance(last, ast.Return):
         return True
-    return isinstance(last, ast.If) and _returns(last.body) and _returns(last.orelse)
+    return isinstance(last, ast.If) and always_returns(last.body) and always_returns(last.orelse)
 
 
 def _has_return(stmts):
@@ -396,7 +396,7 @@ def rewrite_returns(stmts):
         if isinstance(s, ast.If):
             s.body, s.orelse = rewrite_returns(s.body), rewrite_returns(s.orelse)
             rest = stmts[i + 1:]
-            body_returns, else_returns = _returns(s.body), _returns(s.orelse)
+            body_returns, else_returns = always_returns(s.body), always_returns(s.orelse)
             if rest and (body_returns or else_returns):
                 if not else_returns:
                     s.orelse = rewrite_returns(s.orelse + rest)
