@@ -210,6 +210,33 @@ def list_placeholders(x):
     return np.sum(parts[1] * parts[1]) + np.sum(parts[3] * parts[2]) + parts[1][0]
 
 
+def stacks(x, w):
+    # gmm's shapes: a list of matrices stacked on a new axis, its axes permuted, @ of a
+    # stack by a stack, by a matrix and of a matrix by a stack, a max along a vector's axis
+    cols = []
+    for c in range(3):
+        cols.append(x[:, c:c + 3] * w[c])
+    s = np.stack(cols, axis=-1)  # (2, 3, 3)
+    t = np.transpose(np.stack(cols), (1, 2, 0)) @ s
+    u = s @ np.transpose(s[0]) + s[1] @ s
+    top = np.max(w, axis=0)
+    spread = np.sum(np.exp(w - np.expand_dims(top, 0)), axis=0)
+    return np.sum(t * u) + np.sum(np.transpose(s, (0, 2, 1)) * u) + top * np.log(spread)
+
+
+def _returns_early(x):
+    if len(x) > 3:
+        return np.sum(np.sin(x))
+    y = x * 2.0
+    if len(x) == 3:
+        return np.sum(y * x)
+    return np.sum(y)
+
+
+def early_returns(x):
+    return _returns_early(x) + _returns_early(x[:3]) * 2.0 + _returns_early(x[:2]) * 3.0
+
+
 CASES = [
     (scalar_loop, lambda rng: (rng.random(7), 0.7)),
     (nested_triangle, lambda rng: (rng.random(6),)),
@@ -232,6 +259,8 @@ CASES = [
     (list_state, lambda rng: (rng.random(4), rng.random(3))),
     (list_of_floats, lambda rng: (rng.random(5),)),
     (list_placeholders, lambda rng: (rng.random(4),)),
+    (stacks, lambda rng: (rng.random((2, 6)), rng.random(3))),
+    (early_returns, lambda rng: (rng.random(5),)),
 ]
 
 
@@ -381,7 +410,7 @@ def test_random_programs_match_forward_mode(tmp_path_factory, source, seed):
 
 # -- the field's evals ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans", "lstm"])
+@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans", "lstm", "gmm"])
 def test_evals_match_their_hand_written_derivatives(name):
     problem = PROBLEMS[name]
     rng = np.random.default_rng(3)
@@ -489,7 +518,7 @@ REFUSED = [
     (escapes, 1, "float() of a differentiated value"),
     (active_bound, 2, "int() of a differentiated value"),
     (no_partials_rule, 1, "numpy.cross"),
-    (matrix_only_axis, 1, "takes matrices"),
+    (matrix_only_axis, 1, "takes vectors and matrices"),
     (loop_local_after, 3, "first assigned in the loop"),
     (trace_offset, 1, "np.trace(..., offset=...)"),
 ]

@@ -87,10 +87,51 @@ def _reduce(g, shape):
     return out
 
 
+@njit(cache=True)
+def _reduce3(g, rows, cols, depth):
+    """A 3-D ``g`` summed down to (rows, cols, depth), each 1 or g's own: one pass in
+    order (the general :func:`_reduce` divides per entry, 8x slower on gmm's)."""
+    out = np.zeros((rows, cols, depth))
+    a, b, c = g.shape
+    for i in range(a):
+        oi = i if rows != 1 else 0
+        for j in range(b):
+            oj = j if cols != 1 else 0
+            if depth == 1:
+                out[oi, oj, 0] += np.sum(g[i, j])
+            else:
+                for k in range(c):
+                    out[oi, oj, k] += g[i, j, k]
+    return out
+
+
 @overload(sum_to)
 def _sum_to(cotangent, shape):
     if isinstance(cotangent, types.Number):
         return lambda cotangent, shape: np.full(shape, cotangent)
+
+    if cotangent.ndim == 3:
+        lead = 3 - len(shape)
+
+        def stack(cotangent, shape):
+            full = np.ones(3, np.int64)
+            for d in range(len(shape)):
+                full[lead + d] = shape[d]
+            if not (full[0] in (1, cotangent.shape[0]) and full[1] in (1, cotangent.shape[1])
+                    and full[2] in (1, cotangent.shape[2])):
+                return _reduce(cotangent, shape)
+            return _reduce3(cotangent, full[0], full[1], full[2]).reshape(shape)
+        if lead:
+            return stack
+
+        def same_rank(cotangent, shape):
+            if cotangent.shape == shape:
+                return np.asarray(cotangent)
+            if not (shape[0] in (1, cotangent.shape[0]) and shape[1] in (1, cotangent.shape[1])
+                    and shape[2] in (1, cotangent.shape[2])):
+                return _reduce(cotangent, shape)
+            return _reduce3(cotangent, shape[0], shape[1], shape[2])
+        return same_rank
 
     if cotangent.ndim == 2 and len(shape) == 2:
         def matrix(cotangent, shape):  # a row or a column broadcast: one pass, in order
