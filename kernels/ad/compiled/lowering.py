@@ -20,8 +20,13 @@ import types
 import numpy as np
 
 from .. import rules
-from ..source.parse import (SourceTransformError, Where, always_returns, function_node,
-                            rewrite_returns)
+from ..source.parse import (
+    SourceTransformError,
+    Where,
+    always_returns,
+    function_node,
+    rewrite_returns,
+)
 from . import adjoints
 from .ir import Block, Carried, Const, Copy, Function, If, Loop, Op, Value
 

@@ -105,15 +105,10 @@ def _reduce3(g, rows, cols, depth):
     return out
 
 
-@overload(sum_to)
-def _sum_to(cotangent, shape):
-    if isinstance(cotangent, types.Number):
-        return lambda cotangent, shape: np.full(shape, cotangent)
-
-    if cotangent.ndim == 3:
-        lead = 3 - len(shape)
-
-        def stack(cotangent, shape):
+def _sum_stack_to(lead):
+    """sum_to's implementation for a 3-D cotangent and a shape of ``3 - lead`` axes."""
+    if lead:
+        def fewer(cotangent, shape):
             full = np.ones(3, np.int64)
             for d in range(len(shape)):
                 full[lead + d] = shape[d]
@@ -121,35 +116,48 @@ def _sum_to(cotangent, shape):
                     and full[2] in (1, cotangent.shape[2])):
                 return _reduce(cotangent, shape)
             return _reduce3(cotangent, full[0], full[1], full[2]).reshape(shape)
-        if lead:
-            return stack
+        return fewer
 
-        def same_rank(cotangent, shape):
-            if cotangent.shape == shape:
-                return np.asarray(cotangent)
-            if not (shape[0] in (1, cotangent.shape[0]) and shape[1] in (1, cotangent.shape[1])
-                    and shape[2] in (1, cotangent.shape[2])):
-                return _reduce(cotangent, shape)
-            return _reduce3(cotangent, shape[0], shape[1], shape[2])
-        return same_rank
+    def same_rank(cotangent, shape):
+        if cotangent.shape == shape:
+            return np.asarray(cotangent)
+        if not (shape[0] in (1, cotangent.shape[0]) and shape[1] in (1, cotangent.shape[1])
+                and shape[2] in (1, cotangent.shape[2])):
+            return _reduce(cotangent, shape)
+        return _reduce3(cotangent, shape[0], shape[1], shape[2])
+    return same_rank
+
+
+def _sum_matrix_to():
+    """sum_to's implementation for a matrix cotangent and a matrix's shape."""
+    def matrix(cotangent, shape):  # a row or a column broadcast: one pass, in order
+        if cotangent.shape == shape:
+            return cotangent
+        rows, cols = cotangent.shape
+        if shape[0] == rows and shape[1] == 1:
+            out = np.empty((rows, 1))
+            for i in range(rows):
+                out[i, 0] = np.sum(cotangent[i])
+            return out
+        if shape[0] == 1 and shape[1] == cols:
+            out = np.zeros((1, cols))
+            for i in range(rows):
+                out[0] += cotangent[i]
+            return out
+        return _reduce(cotangent, shape)
+    return matrix
+
+
+@overload(sum_to)
+def _sum_to(cotangent, shape):
+    if isinstance(cotangent, types.Number):
+        return lambda cotangent, shape: np.full(shape, cotangent)
+
+    if cotangent.ndim == 3:
+        return _sum_stack_to(3 - len(shape))
 
     if cotangent.ndim == 2 and len(shape) == 2:
-        def matrix(cotangent, shape):  # a row or a column broadcast: one pass, in order
-            if cotangent.shape == shape:
-                return cotangent
-            rows, cols = cotangent.shape
-            if shape[0] == rows and shape[1] == 1:
-                out = np.empty((rows, 1))
-                for i in range(rows):
-                    out[i, 0] = np.sum(cotangent[i])
-                return out
-            if shape[0] == 1 and shape[1] == cols:
-                out = np.zeros((1, cols))
-                for i in range(rows):
-                    out[0] += cotangent[i]
-                return out
-            return _reduce(cotangent, shape)
-        return matrix
+        return _sum_matrix_to()
     if cotangent.ndim == 2 and len(shape) == 1:
         def to_row(cotangent, shape):
             if cotangent.shape[1] != shape[0]:
