@@ -119,7 +119,26 @@ def eval_targets(res):
                 if engine in row and peer in row:
                     rows.append((f"{name} {size}: {engine} / {peer}", row[engine] / row[peer],
                                  "<=", 1.0))
-    return target_lines(rows)
+    return target_lines(rows + _compiled_targets(res))
+
+
+def _compiled_targets(res):
+    """The compiled engine's rows: gradient over its own objective (minimum times of one
+    run) on every eval it ran, and over its peer's gradient."""
+    engine, peer = targets.COMPILED_ENGINE, targets.COMPILED_PEER
+    own = _by_case(optional(res, ids.EVAL_OBJECTIVE))
+    rows = []
+    for (name, size), row in _by_case(optional(res, ids.EVAL_GRADIENT)).items():
+        if engine not in row:
+            continue
+        objective = own.get((name, size), {}).get(engine)
+        rows.append((f"{name} {size}: {engine} / its own objective",
+                     row[engine] / objective if objective else None, "<=",
+                     targets.COMPILED_VS_OWN.get(name, targets.COMPILED_VS_OWN_ELSE)))
+        if peer in row:
+            rows.append((f"{name} {size}: {engine} / {peer}", row[engine] / row[peer],
+                         "<=", 1.0))
+    return rows
 
 
 SECTIONS = (("AD evals: derivative time per backend", eval_times),

@@ -9,7 +9,7 @@ import pytest
 from harness import ids, profiles, registry, results
 from harness import validate as validate_all
 from harness.ad import backends as ad_backends
-from harness.ad import tables
+from harness.ad import eval_tables, tables
 from harness.ad import validate as ad_validate
 from harness.errors import ValidationError
 from kernels.ad.backend import UNKNOWN_COST
@@ -293,6 +293,24 @@ def test_ad_targets_are_checked(tmp_path):
     assert "| Ackley loop n=1600: finite / forward (best chunk) | 60 | >= 8 | yes |" in targets
     assert "| Ackley loop n=1600: algopy / forward (best chunk) | 6.4 | >= 10 | NO |" in targets
     assert "| Ackley n=16000: source gradient / objective | 12 | <= 10 | NO |" in targets
+
+
+def test_compiled_engine_targets_are_checked(tmp_path):
+    # the compiled engine against its own objective (its eval's bound: 3.5 on gmm, 4 on
+    # llsq) and against jax.jit where both ran; not measured without its own objective
+    res = fake_results.new_results(tmp_path)
+    cases = [repr(("gmm", "d=2,k=5")), repr(("llsq", 32)), repr(("lse", 100))]
+    fake_results.add(res, ids.EVAL_GRADIENT, [cases, ["'compiled'", "'jax-jit'"]],
+                     [7e-4, 5e-4, 3e-4, float("nan"), 2e-4, 1e-4])
+    fake_results.add(res, ids.EVAL_OBJECTIVE, [cases[:2], ["'numpy'", "'compiled'"]],
+                     [1e-4, 2e-4, 1e-4, 1e-4])
+    targets = eval_tables.eval_targets(res)
+    assert "| gmm d=2,k=5: compiled / its own objective | 3.5 | <= 3.5 | yes |" in targets
+    assert "| gmm d=2,k=5: compiled / jax-jit | 1.4 | <= 1 | NO |" in targets
+    assert "| llsq 32: compiled / its own objective | 3 | <= 4 | yes |" in targets
+    assert "llsq 32: compiled / jax-jit" not in targets  # jax.jit skipped there
+    assert "| lse 100: compiled / its own objective | not measured | <= 4 | - |" in targets
+    assert "| lse 100: compiled / jax-jit | 2 | <= 1 | NO |" in targets
 
 
 def test_a_nesting_an_engine_refuses_is_a_skip_naming_it():
