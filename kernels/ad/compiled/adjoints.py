@@ -335,8 +335,7 @@ def _product_adjoint(op, n):
             f"a product of {ka} and {kb}: the engine compiles products of vectors and "
             f"matrices, and @ of stacks (3-D) of matrices with matrices or stacks")
     if max(ka.ndim, kb.ndim) == 3:  # a matrix's share is summed over the stack
-        da = f"_rt.matmul({{g}}, _rt.swap_last({b}))"
-        db = f"_rt.matmul(_rt.swap_last({a}), {{g}})"
+        da, db = f"_rt.matmul_nt({{g}}, {b})", f"_rt.matmul_tn({a}, {{g}})"
         return [Term(0, da if ka.ndim == 3 else f"_rt.sum_to({da}, {n.shape(0)})"),
                 Term(1, db if kb.ndim == 3 else f"_rt.sum_to({db}, {n.shape(1)})")]
     if ka.ndim == 1 and kb.ndim == 1:

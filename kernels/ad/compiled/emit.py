@@ -468,10 +468,12 @@ class _Reverse:
             shared |= made and t.shares
 
     def elementwise(self, op, g):
-        terms = []
         static = op.static
         out_kind = _kind(op.out)
         block = self.at[-1]
+        # each operand's partial products, one sum where one value is two operands (x * x:
+        # one pass over the cotangent, not two terms each added in a pass of its own)
+        shares_of = {}
         for i, arg in enumerate(op.args):
             if static.names[i] is None or not arg.active:
                 continue
@@ -490,6 +492,11 @@ class _Reverse:
                     c = f"{g} * ({fill(expression, values)})"
                 else:
                     c = f"{g} * {static.names[i]}({', '.join(values)})"
+            shares_of.setdefault(id(arg), (i, []))[1].append(c)
+        terms = []
+        for i, parts in shares_of.values():
+            arg = op.args[i]
+            c = parts[0] if len(parts) == 1 else f"({' + '.join(parts)})"
             kind = _kind(arg)
             shares = c == g and out_kind.category == "array"
             if kind.category != "array":

@@ -225,43 +225,64 @@ def matmul(a, b):
     raise NotImplementedError("matmul runs compiled (numba), in the generated code")
 
 
-@overload(matmul)
-def _matmul(a, b):
-    if a.ndim <= 2 and b.ndim <= 2:
-        return lambda a, b: a @ b
+def matmul_nt(a, b):
+    """``a @ b`` with each matrix of ``b`` transposed (the cotangent of a product's left
+    operand), without copying the transposes."""
+    raise NotImplementedError("matmul_nt runs compiled (numba), in the generated code")
+
+
+def matmul_tn(a, b):
+    """``a @ b`` with each matrix of ``a`` transposed (the right operand's cotangent)."""
+    raise NotImplementedError("matmul_tn runs compiled (numba), in the generated code")
+
+
+# a stack's k-th matrix (a matrix: itself) as BLAS takes it, C-ordered, or its transpose
+# as the F-ordered view of that: np.dot passes the transpose to BLAS as a flag, no copy
+_PLAIN = {3: njit(lambda x, k: np.ascontiguousarray(x[k])),
+          2: njit(lambda x, k: np.ascontiguousarray(x))}
+_TRANSPOSED = {3: njit(lambda x, k: np.ascontiguousarray(x[k]).T),
+               2: njit(lambda x, k: np.ascontiguousarray(x).T)}
+
+
+def _stacked_product(a, b, left_t, right_t):
+    """The implementation of ``a @ b`` over a stack, a's matrices transposed where
+    ``left_t``, b's where ``right_t``."""
     if a.ndim > 3 or b.ndim > 3 or min(a.ndim, b.ndim) < 2:
         raise numba.core.errors.TypingError(
             "a @ b with a vector or more than three axes: the compiled engine multiplies "
             "vectors, matrices and stacks (3-D) of matrices")
+    left = (_TRANSPOSED if left_t else _PLAIN)[a.ndim]
+    right = (_TRANSPOSED if right_t else _PLAIN)[b.ndim]
+    stacked_a = a.ndim == 3
 
     def stacked(a, b):
-        # a contiguous copy of each strided slice (a transposed stack's): np.dot's BLAS
-        # call takes contiguous matrices
-        count = a.shape[0] if a.ndim == 3 else b.shape[0]
+        count = a.shape[0] if stacked_a else b.shape[0]
         if a.ndim == 3 and b.ndim == 3 and b.shape[0] != count:
             raise ValueError("a @ b of stacks of different lengths")
-        rows = a.shape[a.ndim - 2]
-        cols = b.shape[b.ndim - 1]
-        out = np.empty((count, rows, cols))
-        for k in range(count):
-            left = np.ascontiguousarray(a[k] if a.ndim == 3 else a)
-            right = np.ascontiguousarray(b[k] if b.ndim == 3 else b)
-            out[k] = np.dot(left, right)
+        first = np.dot(left(a, 0), right(b, 0))
+        out = np.empty((count, first.shape[0], first.shape[1]))
+        out[0] = first
+        for k in range(1, count):
+            out[k] = np.dot(left(a, k), right(b, k))
         return out
     return stacked
 
 
-def swap_last(x):
-    """``x`` with its last two axes swapped (a matrix's transpose, each matrix's of a
-    stack), contiguous."""
-    raise NotImplementedError("swap_last runs compiled (numba), in the generated code")
+@overload(matmul)
+def _matmul(a, b):
+    if a.ndim <= 2 and b.ndim <= 2:
+        return lambda a, b: a @ b
+    return _stacked_product(a, b, False, False)
 
 
-@overload(swap_last)
-def _swap_last(x):
-    if x.ndim == 2:
-        return lambda x: np.ascontiguousarray(x.T)
-    return lambda x: np.ascontiguousarray(np.transpose(x, (0, 2, 1)))
+@overload(matmul_nt)
+def _matmul_nt(a, b):
+    return _stacked_product(a, b, False, True)
+
+
+@overload(matmul_tn)
+def _matmul_tn(a, b):
+    return _stacked_product(a, b, True, False)
 
 
 def stack(items, axis):
