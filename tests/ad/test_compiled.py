@@ -6,6 +6,7 @@ its line; numba's disk cache found by a second process."""
 import functools
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -237,6 +238,17 @@ def early_returns(x):
     return _returns_early(x) + _returns_early(x[:3]) * 2.0 + _returns_early(x[:2]) * 3.0
 
 
+def sliced_weights(w, x):
+    # lstm's weights: rows and slices of a parameter in every step, taken again by the
+    # adjoint rather than pushed; a slice of the carried state is pushed (it changes)
+    h, total = x, 0.0
+    for t in range(4):
+        row = w[t % 2]
+        h = np.tanh(row[:3] * h + row[3:] * h[::-1])
+        total = total + np.sum(h[1:] * row[1:3])
+    return total
+
+
 CASES = [
     (scalar_loop, lambda rng: (rng.random(7), 0.7)),
     (nested_triangle, lambda rng: (rng.random(6),)),
@@ -261,7 +273,20 @@ CASES = [
     (list_placeholders, lambda rng: (rng.random(4),)),
     (stacks, lambda rng: (rng.random((2, 6)), rng.random(3))),
     (early_returns, lambda rng: (rng.random(5),)),
+    (sliced_weights, lambda rng: (rng.random((2, 6)), rng.random(3))),
 ]
+
+
+def test_views_of_parameters_are_taken_again_not_pushed():
+    w, x = np.ones((2, 6)), np.ones(3)
+    source = compiled.show(sliced_weights, w, x)
+    gradient = source[source.index("def gradient("):]
+    again = re.findall(r"(\w+) = .*# again:", gradient)
+    pushed = re.findall(r"_rt\.put\(_ft, _fc, (\w+)\)", gradient)
+    # the row, its two slices and row[1:3] are taken again; pushed: the head h, h[::-1],
+    # tanh's result (its partial reads it) and h[1:] (views of values the loop changes)
+    assert len(again) == 4 and not set(again) & set(pushed), (again, pushed)
+    assert len(pushed) == 4, pushed
 
 
 def residuals(x):

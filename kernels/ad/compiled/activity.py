@@ -183,7 +183,13 @@ class Plan:
 
     A list's "shape" is its length, which a later append changes under the same name: so
     the primal notes it in a variable of each version's own (:meth:`length`) where the
-    version is made, and the tape keeps that."""
+    version is made, and the tape keeps that.
+
+    A view (an element or a slice) of an array that stays as it is (a parameter's, a
+    datum's, one computed outside every loop: nothing here writes into an array), or of
+    such a view, is not pushed: the adjoint takes it again from its base, after its
+    block's pops (:meth:`recomputed`), and the tape keeps only its indices. lstm's weights,
+    sliced from the parameters in every step, were a third of its pushes."""
 
     def __init__(self, fn):
         self.saved = {}
@@ -192,6 +198,9 @@ class Plan:
         self.inside = {}  # id(block) -> the blocks it is nested in, innermost first
         self.uses = {}  # id(value) -> its reads (2 for one in another block: maybe many)
         self.computed = {id(s.out) for s in walk(fn.body) if isinstance(s, Op)}
+        self.views = {id(s.out): s for s in walk(fn.body) if isinstance(s, Op)
+                      and s.adjoint == "getitem" and _kind_is(s.args[0], "array")}
+        self.again = {}  # id(block) -> {id(view): its op}, the views taken again there
         self._index(fn.body, [])
         self._count(fn.body)
         self.uses[id(fn.result)] = 2
@@ -241,6 +250,12 @@ class Plan:
         block = self.defining(value, at)
         if block is None or block.loop is None:
             return  # a parameter, or computed once: in its local all along
+        if self._stable_view(value):
+            view = self.views[id(value)]
+            self.again.setdefault(id(block), {})[id(value)] = view
+            for a in view.args:  # its base and its indices, where its block takes it
+                self.need(a, VALUE, block)
+            return
         saved = self.saved.setdefault(id(block), {})
         entry = saved.get(id(value))
         saved[id(value)] = (value, (entry[1] if entry else 0) | what)
@@ -252,13 +267,32 @@ class Plan:
             found = self.lengths[id(value)] = f"n_{value.name}_{len(self.lengths)}"
         return found
 
+    def _stable_view(self, value):
+        """Whether ``value`` is a view of an array no later statement changes (see the
+        class): a parameter's or datum's, one computed outside the loops, or such a view's."""
+        view = self.views.get(id(value))
+        if view is None or id(value) in self.heads:
+            return False
+        base = view.args[0]
+        if not isinstance(base, Value) or base.block is None:
+            return True
+        if id(base) in self.heads:  # a loop's head changes in every iteration
+            return False
+        return base.block.loop is None or self._stable_view(base)
+
+    def recomputed(self, block):
+        """The views ``block``'s adjoint takes again (after its pops), in the primal's
+        order: each after the view it is taken from."""
+        found = self.again.get(id(block), {})
+        return [s for s in block.stmts if isinstance(s, Op) and id(s.out) in found]
+
     def saves(self, block):
         return list(self.saved.get(id(block), {}).values())
 
     def available(self, value, at):
         """Whether the adjoint at block ``at`` has ``value`` itself (not just its shape)."""
         block = self.defining(value, at)
-        if block is None or block.loop is None:
+        if block is None or block.loop is None or id(value) in self.again.get(id(block), {}):
             return True
         entry = self.saved.get(id(block), {}).get(id(value))
         return entry is not None and entry[1] & VALUE
@@ -317,3 +351,6 @@ class Plan:
         for k, what in rule_of(op).reads(op):
             self.need(op.out if k == -1 else op.args[k], what, block)
 
+
+def _kind_is(ref, category):
+    return getattr(ref, "kind", None) is not None and ref.kind.category == category

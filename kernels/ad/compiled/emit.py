@@ -255,6 +255,12 @@ class _Reverse:
 
     def pops(self, block, depth):
         w = self.w
+        self._pop(block, depth)
+        for op in self.plan.recomputed(block):
+            w(depth, f"{op.out.name} = {_format(op.primal, op.args)}  # again: {op.line}")
+
+    def _pop(self, block, depth):
+        w = self.w
         for v, what in reversed(self.plan.saves(block)):
             k = _tape_kind(v, what)
             if k.category == "list":
