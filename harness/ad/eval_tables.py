@@ -7,7 +7,7 @@ costs over writing the derivative by hand; time / objective (ADBench's "Jacobian
 what it costs over evaluating the function once."""
 
 from harness import ids, markdown, registry, results, targets
-from harness.ad.backends import PLAIN_OBJECTIVE
+from harness.ad.backends import PLAIN_OBJECTIVE, compiling_names, own_objectives
 from harness.ad.tables import target_lines
 from harness.timing import format_seconds
 from kernels.ad.problems import PROBLEMS
@@ -123,21 +123,20 @@ def eval_targets(res):
 
 
 def _compiled_targets(res):
-    """The compiled engine's rows: gradient over its own objective (minimum times of one
-    run) on every eval it ran, and over its peer's gradient."""
-    engine, peer = targets.COMPILED_ENGINE, targets.COMPILED_PEER
+    """The rows of our engines that compile: gradient over the engine's own objective
+    (minimum times of one run) on every eval it ran, and over each compiling peer's."""
+    engines = own_objectives()
+    peers = [b for b in compiling_names() if b not in engines]
     own = _by_case(optional(res, ids.EVAL_OBJECTIVE))
     rows = []
     for (name, size), row in _by_case(optional(res, ids.EVAL_GRADIENT)).items():
-        if engine not in row:
-            continue
-        objective = own.get((name, size), {}).get(engine)
-        rows.append((f"{name} {size}: {engine} / its own objective",
-                     row[engine] / objective if objective else None, "<=",
-                     targets.COMPILED_VS_OWN.get(name, targets.COMPILED_VS_OWN_ELSE)))
-        if peer in row:
-            rows.append((f"{name} {size}: {engine} / {peer}", row[engine] / row[peer],
-                         "<=", 1.0))
+        for engine in (e for e in engines if e in row):
+            objective = own.get((name, size), {}).get(engine)
+            rows.append((f"{name} {size}: {engine} / its own objective",
+                         row[engine] / objective if objective else None, "<=",
+                         targets.COMPILED_VS_OWN.get(name, targets.COMPILED_VS_OWN_ELSE)))
+            rows += [(f"{name} {size}: {engine} / {peer}", row[engine] / row[peer], "<=",
+                      1.0) for peer in peers if peer in row]
     return rows
 
 
