@@ -177,7 +177,8 @@ def test_gate_json_is_a_run_per_revision(tmp_path):
 
 def test_an_evals_report_is_a_run(tmp_path):
     done = subprocess.run([sys.executable, "-m", "harness", "evals", "--eval", "llsq",
-                           "--backend", "manual", "--backend", "reverse", "--rounds", "2",
+                           "--backend", "manual", "--backend", "reverse", "--backend",
+                           "compiled", "--rounds", "2",
                            "--budget", "0.2", "--json", str(tmp_path / "e.json"),
                            "--no-record"], cwd=ROOT, capture_output=True, text=True,
                           timeout=600)
@@ -187,6 +188,10 @@ def test_an_evals_report_is_a_run(tmp_path):
     assert set(by) >= {"manual", "reverse"}
     assert by["manual"].role == "baseline" and by["manual"].baseline
     assert by["reverse"].interval[0] == by["reverse"].seconds and by["reverse"].samples == 2
+    # a compiling backend keeps its own objective's time and its compile seconds
+    assert by["compiled"].extra["objective_seconds"] > 0
+    assert by["compiled"].extra["compile_seconds"] >= 0
+    assert "objective_seconds" not in by["reverse"].extra
     objective = [r for r in run.results if r.role == "objective"]
     assert len(objective) == 1 and objective[0].seconds > 0
     assert by["manual"].benchmark.params == {"size": "16", "output": "gradient"}
