@@ -249,6 +249,52 @@ def sliced_weights(w, x):
     return total
 
 
+def _power(x, n):
+    # x ** n by halving n: a recursion log n deep, through a branch
+    if n == 0:
+        return x * 0.0 + 1.0
+    half = _power(x, n // 2)
+    return half * half * x if n % 2 == 1 else half * half
+
+
+def recursive_power(x):
+    return np.sum(_power(x, 5) + _power(np.sin(x), 2))
+
+
+def _swapped(v, w, depth):
+    # the first call differentiates v only; the recursive one passes v * 2 as w: the
+    # function is lowered again with both differentiated
+    if depth == 0:
+        return np.sum(v * w)
+    return _swapped(w, v * 2.0, depth - 1) + np.sum(np.cos(v))
+
+
+def widened_recursion(x):
+    return _swapped(x, np.ones(len(x)), 3)
+
+
+def _even(x, k):
+    return x if k == 0 else _odd(x * 0.5, k - 1) + x
+
+
+def _odd(x, k):
+    return np.sin(x) if k == 0 else _even(x, k - 1) * x
+
+
+def mutual_recursion(x):
+    return np.sum(_even(x, 5))
+
+
+def advanced_indices(x):
+    m = np.reshape(x, (3, 4))
+    rows = [2, 0, 2]  # a repeated index adds its cotangent twice
+    cols = [c for c in range(4) if c != 1]
+    t = np.reshape(x, (2, 3, 2))
+    middle = np.arange(2) + 1
+    return (np.sum(m[rows, 1:] ** 2) + np.sum(np.sin(m[1:, cols]))
+            + np.sum(t[:, middle, :] * t[:, middle, :]) + np.sum(x[rows] * x[cols]))
+
+
 CASES = [
     (scalar_loop, lambda rng: (rng.random(7), 0.7)),
     (nested_triangle, lambda rng: (rng.random(6),)),
@@ -274,7 +320,18 @@ CASES = [
     (stacks, lambda rng: (rng.random((2, 6)), rng.random(3))),
     (early_returns, lambda rng: (rng.random(5),)),
     (sliced_weights, lambda rng: (rng.random((2, 6)), rng.random(3))),
+    (recursive_power, lambda rng: (rng.random(4),)),
+    (widened_recursion, lambda rng: (rng.random(3),)),
+    (mutual_recursion, lambda rng: (rng.random(3),)),
+    (advanced_indices, lambda rng: (rng.random(12),)),
 ]
+
+
+def test_a_module_calling_a_recursive_function_is_not_cached():
+    # numba's cached copy of a self-calling function crashes when loaded (numba #6061)
+    source = compiled.show(recursive_power, np.ones(3))
+    assert "jit = njit  # not cached" in source and "cache=True" not in source
+    assert "cache=True" in compiled.show(scalar_loop, np.ones(3), 0.5)
 
 
 def test_views_of_parameters_are_taken_again_not_pushed():
@@ -435,7 +492,7 @@ def test_random_programs_match_forward_mode(tmp_path_factory, source, seed):
 
 # -- the field's evals ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans", "lstm", "gmm"])
+@pytest.mark.parametrize("name", ["lse", "llsq", "ode", "kmeans", "lstm", "gmm", "det"])
 def test_evals_match_their_hand_written_derivatives(name):
     problem = PROBLEMS[name]
     rng = np.random.default_rng(3)
@@ -465,8 +522,24 @@ def writes_into_array(x):
     return np.sum(y)
 
 
-def recursive(x, k):
-    return x[0] if k == 0 else recursive(x, k - 1)
+_THREE = np.array([1.0, 2.0, 3.0])
+
+
+def _weighted(x, k):
+    return np.sum(x * _THREE) if k == 0 else _weighted(x * 0.5, k - 1)
+
+
+def recursive_global(x):
+    return _weighted(x, 2)
+
+
+def boolean_mask(x):
+    return np.sum(x[x > 1.0] ** 2)
+
+
+def advanced_beside_int(x):
+    rows = [0, 1]
+    return np.sum(np.reshape(x, (1, 3))[0, rows])
 
 
 def escapes(x):
@@ -539,7 +612,9 @@ REFUSED = [
     (aliased_update, 3, "in-place"),
     (uses_while, 2, "while loop"),
     (writes_into_array, 2, "assignment into an array"),
-    (recursive, 1, "recursive call of recursive"),
+    (recursive_global, -4, "a global array read in the recursive function _weighted"),
+    (boolean_mask, 1, "a boolean mask"),
+    (advanced_beside_int, 2, "an advanced index with other than slices"),
     (escapes, 1, "float() of a differentiated value"),
     (active_bound, 2, "int() of a differentiated value"),
     (no_partials_rule, 1, "numpy.cross"),
@@ -552,9 +627,8 @@ REFUSED = [
 @pytest.mark.parametrize("f, offset, what", REFUSED, ids=[f.__name__ for f, _, _ in REFUSED])
 def test_refused_by_construct_and_line(f, offset, what):
     x = np.array([0.5, 1.5, 2.5])
-    args = (x, 2) if f is recursive else (x,)
     with pytest.raises(CompileRefused) as caught:
-        compiled.gradient(f, *args)
+        compiled.gradient(f, x)
     message = str(caught.value)
     assert what in message
     assert f"line {f.__code__.co_firstlineno + offset}" in message

@@ -42,23 +42,28 @@ def prune(fn):
         used = {id(fn.result)}
         for stmt in walk(fn.body):
             used.update(id(a) for a in _operands(stmt))
-        dropped = _drop(fn.body, used)
+        # an append stays while its list is read in any version (after an if appending on
+        # one path, the list read is not the version either path made)
+        lists = {getattr(a, "serial", None) for a in [fn.result] + [
+            a for stmt in walk(fn.body) for a in _operands(stmt)]}
+        dropped = _drop(fn.body, used, lists)
         if not dropped:
             return fn
 
 
-def _drop(block, used):
+def _drop(block, used, lists):
     kept, dropped = [], False
     for stmt in block.stmts:
         # an augmented assignment stays, read or not: where it updates an array in place,
         # the names that see the update are why it is refused (once its type is known)
-        if isinstance(stmt, Op) and id(stmt.out) not in used and not stmt.augmented:
+        if (isinstance(stmt, Op) and id(stmt.out) not in used and not stmt.augmented
+                and not (stmt.inplace and stmt.out.serial in lists)):
             dropped = True
             continue
         if isinstance(stmt, If):
-            dropped |= _drop(stmt.then, used) | _drop(stmt.orelse, used)
+            dropped |= _drop(stmt.then, used, lists) | _drop(stmt.orelse, used, lists)
         elif isinstance(stmt, Loop):
-            dropped |= _drop(stmt.body, used)
+            dropped |= _drop(stmt.body, used, lists)
         kept.append(stmt)
     block.stmts = kept
     return dropped

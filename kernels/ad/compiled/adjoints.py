@@ -246,13 +246,16 @@ class Term(NamedTuple):
     runs after every use of its output); else (broadcast) it is added into zeros.
     ``shares``: ``expr`` may be the output's cotangent itself (a partial of 1): of two
     such terms of one operation, only the first becomes a cotangent as it is, the other
-    as a copy (two cotangents in one array: adding into one would change the other)."""
+    as a copy (two cotangents in one array: adding into one would change the other).
+    ``statement``: ``expr`` is a statement that adds into the operand's cotangent,
+    ``{into}``, itself (made zeros first where it is not yet)."""
 
     operand: int
     expr: str
     index: str | None = None
     shaped: bool = True
     shares: bool = False
+    statement: bool = False
 
 
 class Names(NamedTuple):
@@ -414,6 +417,23 @@ def _getitem_adjoint(op, n):
     def text(part):
         return re.sub(r"\{\d+\}", lambda m: names[m.group(0)], part)
 
+    # an index numba typed as an array (an int array, or a list lowered to one): the
+    # entries it picks, each of whose cotangents is added where it came from
+    arrays = [p for p, kind in zip(parts, layout) if kind == "int"
+              and n.kinds[int(p.strip("{}"))].category == "array"]
+    if arrays:
+        if len(arrays) > 1 or set(layout) - {"int", "slice"} or layout.count("int") > 1:
+            raise NotImplementedError("an advanced index with other than slices beside it "
+                                      "(the engine differentiates one int array among "
+                                      "slices)")
+        if n.kinds[int(arrays[0].strip("{}"))].dtype.startswith("bool"):
+            raise NotImplementedError("a boolean mask as an index (the engine "
+                                      "differentiates an int array among slices)")
+        axis = layout.index("int")
+        into = ", ".join(":" if kind == "int" else text(p) for p, kind in zip(parts, layout))
+        return [Term(0, f"_rt.add_at({{into}}[{into}], {axis}, {text(arrays[0])}, {{g}})",
+                     statement=True)]
+
     into = [text(p) for p, kind in zip(parts, layout) if kind != "none"]
     picks = [":" if kind == "slice" else "0" for kind in layout if kind != "int"]
     g = "{g}" if "0" not in picks else "{g}[" + ", ".join(picks) + "]"
@@ -486,6 +506,10 @@ SYNTAX = {
     "array": Structural(frozenset(), None, lambda op: [], _array_adjoint),
     "vjps": Structural(frozenset(), None, _vjp_reads, _vjp_adjoint),
     "append": Structural(frozenset(), None, lambda op: [(1, SHAPE)], _append_adjoint),
+    # a recursive function's call: its adjoint (written by the emitter) calls the
+    # function's own, which takes the operands again
+    "call": Structural(frozenset(), None,
+                       lambda op: [(k, VALUE) for k in range(len(op.args))], None),
     "getitem": Structural(frozenset(), None,
                           lambda op: [(k, VALUE) for k in range(1, len(op.args))],
                           _getitem_adjoint),

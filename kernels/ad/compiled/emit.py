@@ -14,7 +14,7 @@ cursors ``_fc``/``_ic`` (:mod:`.runtime`).
 from . import activity
 from .activity import Plan, differentiable
 from .adjoints import VALUE, Names, Term, fill, partial_reads, rule_of
-from .ir import Const, Copy, If, Loop, Op
+from .ir import Const, Copy, If, Loop, Op, Value
 from .kinds import Kind
 
 HEADER = """\
@@ -23,7 +23,21 @@ HEADER = """\
 import numpy as np
 from numba import njit
 from kernels.ad.compiled import runtime as _rt
+
+{jit}
 """
+
+#: numba's disk cache keeps a module for the next process, except one calling a recursive
+#: function: numba's cached copy of a function that calls itself crashes when it is
+#: loaded (numba issue 6061, open in 0.68), so such a module compiles in every process
+_CACHED = "jit = njit(cache=True)"
+_UNCACHED = ("jit = njit  # not cached: it calls a recursive function, which numba's "
+             "cache does not keep")
+
+
+def _header(fn, digest):
+    return HEADER.format(name=fn.name, digest=digest,
+                         jit=_UNCACHED if fn.callees else _CACHED)
 
 _SCALAR = Kind("float")
 
@@ -53,33 +67,39 @@ class _Writer:
 def helpers(fn):
     out = []
     for source in fn.helpers.values():
-        out.append("@njit(cache=True)\n" + source + "\n")
+        out.append("@jit\n" + source + "\n")
     return "\n".join(out)
+
+
+def primals(fn, w):
+    """The recursive functions ``fn`` calls, each as its primal alone."""
+    for callee in fn.callees.values():
+        w(0, "@jit")
+        w(0, f"def {callee.name}({', '.join(v.name for v in callee.order)}):")
+        _Forward(w, None).block(callee.body.body, 1)
+        w(1, f"return {callee.body.result.name}")
+        w(0, "")
 
 
 def objective(fn, digest):
     """The module text of ``objective(*params, *data)``."""
     w = _Writer()
+    primals(fn, w)
     params = [v.name for v in fn.params + fn.data]
-    w(0, "@njit(cache=True)")
+    w(0, "@jit")
     w(0, f"def objective({', '.join(params)}):")
     _Forward(w, None).block(fn.body, 1)
     w(1, f"return {fn.result.name}")
-    return (HEADER.format(name=fn.name, digest=digest) + "\n\n" + helpers(fn) + "\n\n"
+    return (_header(fn, digest) + "\n\n" + helpers(fn) + "\n\n"
             + w.text())
 
 
-def gradient(fn, digest):
-    """The module text of ``gradient(*params, *data, _seed, _ft, _it)`` returning
-    ``(value, (cotangent of each param), _ft, _it)``."""
-    plan = Plan(fn)
-    w = _Writer()
-    params = [v.name for v in fn.params + fn.data]
-    w(0, "@njit(cache=True)")
-    w(0, f"def gradient({', '.join(params + ['_seed', '_ft', '_it'])}):")
-    w(1, "_fc = 0")
-    w(1, "_ic = 0")
-    _Forward(w, plan).block(fn.body, 1)
+_TAPE = "_ft, _fc, _it, _ic"
+
+
+def _adjoint(fn, w, plan):
+    """``fn``'s adjoint, after its primal: the result's cotangent ``_seed`` back to the
+    parameters'; the text of the tuple of those."""
     reverse = _Reverse(w, plan)
 
     def prologue(depth):
@@ -88,9 +108,44 @@ def gradient(fn, digest):
         for p in fn.params:
             reverse.pending[-1][id(p)] = p
     reverse.block(fn.body, 1, seed=fn.result, prologue=prologue, finish=fn.params)
-    grads = ", ".join(p.grad for p in fn.params)
-    w(1, f"return {fn.result.name}, ({grads}{',' if len(fn.params) == 1 else ''}), _ft, _it")
-    return (HEADER.format(name=fn.name, digest=digest) + "\n\n" + helpers(fn) + "\n\n"
+    return f"({', '.join(p.grad for p in fn.params)}{',' if len(fn.params) == 1 else ''})"
+
+
+def recursive(callee, w):
+    """A recursive function's ``_fwd_<name>``, its primal pushing what its adjoint reads
+    (all of it at the end of its body: each call's adjoint is a call of its own), and
+    ``_rev_<name>``, popping it and returning its parameters' cotangents."""
+    fn = callee.body
+    plan = Plan(fn)
+    names = ", ".join(v.name for v in callee.order)
+    w(0, "@jit")
+    w(0, f"def _fwd_{callee.name}({names}, {_TAPE}):")
+    _Forward(w, plan).block(fn.body, 1)
+    w(1, f"return {fn.result.name}, {_TAPE}")
+    w(0, "")
+    w(0, "@jit")
+    w(0, f"def _rev_{callee.name}({names}, _seed, {_TAPE}):")
+    w(1, f"return {_adjoint(fn, w, plan)}, _fc, _ic")
+    w(0, "")
+
+
+def gradient(fn, digest):
+    """The module text of ``gradient(*params, *data, _seed, _ft, _it)`` returning
+    ``(value, (cotangent of each param), _ft, _it)``."""
+    plan = Plan(fn)
+    w = _Writer()
+    primals(fn, w)
+    for callee in fn.callees.values():
+        recursive(callee, w)
+    params = [v.name for v in fn.params + fn.data]
+    w(0, "@jit")
+    w(0, f"def gradient({', '.join(params + ['_seed', '_ft', '_it'])}):")
+    w(1, "_fc = 0")
+    w(1, "_ic = 0")
+    _Forward(w, plan).block(fn.body, 1)
+    grads = _adjoint(fn, w, plan)
+    w(1, f"return {fn.result.name}, {grads}, _ft, _it")
+    return (_header(fn, digest) + "\n\n" + helpers(fn) + "\n\n"
             + w.text())
 
 
@@ -109,8 +164,13 @@ class _Forward:
         for stmt in block.stmts:
             if isinstance(stmt, Op):
                 text = _format(stmt.primal, stmt.args)
-                w(depth, f"{text if stmt.inplace else f'{stmt.out.name} = {text}'}"
-                         f"  # {stmt.line}")
+                if stmt.adjoint == "call" and self.plan is not None and stmt.out.active:
+                    # the recursive function's own pushes, onto the same tape
+                    text = f"_fwd_{text[:-1]}, {_TAPE})"
+                    w(depth, f"{stmt.out.name}, {_TAPE} = {text}  # {stmt.line}")
+                else:
+                    w(depth, f"{text if stmt.inplace else f'{stmt.out.name} = {text}'}"
+                             f"  # {stmt.line}")
                 self.note_length(stmt.out, depth)
             elif isinstance(stmt, Copy):
                 w(depth, f"{stmt.dst.name} = {stmt.src.name}")
@@ -449,6 +509,8 @@ class _Reverse:
 
     def adjoint(self, op, block, depth):
         g = op.out.grad
+        if op.adjoint == "call":
+            return self.call(op, depth)
         if op.inplace and not op.args[1].active:
             self.w(depth, f"{g}.pop()  # {op.line}")  # an item with no cotangent: dropped
         if op.adjoint == "elementwise":
@@ -469,9 +531,29 @@ class _Reverse:
                 self.w(depth, f"{g} = {lazy[1]}")
         shared = False  # whether a cotangent already is the output's, as it is
         for t in terms:
+            arg = op.args[t.operand]
+            if t.statement:
+                if isinstance(arg, Value) and arg.active:
+                    self.ensure(arg, depth)
+                    self.w(depth, t.expr.replace("{g}", g).replace("{into}", arg.grad)
+                           + f"  # {op.line}")
+                continue
             made = self.add(op.args[t.operand], t.expr.replace("{g}", g), depth, t.index,
                             t.shaped, op.line, copy=t.shares and shared)
             shared |= made and t.shares
+
+    def call(self, op, depth):
+        """A recursive function's call: its ``_rev_``, popping what its ``_fwd_`` pushed
+        and returning the cotangents of the operands it differentiates."""
+        lazy = self.lazy.pop(id(op.out), None)
+        g = op.out.grad if lazy is None else f"({lazy[1]})"
+        callee, r = op.static, f"_r_{op.out.name}"
+        args = ", ".join(a.name for a in op.args)
+        self.w(depth, f"{r} = _rev_{callee.name}({args}, {g}, {_TAPE})  # {op.line}")
+        self.w(depth, f"_fc, _ic = {r}[1], {r}[2]")
+        operands = [k for k, a in enumerate(callee.active) if a]
+        for j, k in enumerate(operands):
+            self.add(op.args[k], f"{r}[0][{j}]", depth, at=op.line)
 
     def elementwise(self, op, g):
         static = op.static

@@ -58,10 +58,25 @@ class Const:
 
 @dataclass
 class Block:
-    """Statements run in sequence; ``loop``: the innermost enclosing :class:`Loop`."""
+    """Statements run in sequence; ``loop``: the innermost enclosing :class:`Loop`, or
+    :data:`ANEW` in a recursive function outside its loops. A block with a loop may run
+    more than once per call of the compiled function: what its adjoint reads of it is
+    pushed at its end."""
 
-    loop: "Loop | None"
+    loop: "Loop | Anew | None"
     stmts: list = field(default_factory=list)
+
+
+class Anew:
+    """The ``loop`` of a recursive function's blocks outside its loops: each call runs them
+    anew, as a loop runs its body, and its adjoint is a function of its own, which has
+    none of the primal's locals: so they push, as a loop's body does."""
+
+    def __repr__(self):
+        return "ANEW"
+
+
+ANEW = Anew()
 
 
 @dataclass
@@ -150,3 +165,20 @@ class Function:
     helpers: dict = field(default_factory=dict)  #: generated name -> source of a function
     constants: dict = field(default_factory=dict)  #: data name -> the global array it is
     guards: list = field(default_factory=list)  #: the free names it was compiled with
+    #: the recursive functions it calls (its callees' callees included), by generated name
+    callees: dict = field(default_factory=dict)
+
+
+@dataclass
+class Callee:
+    """A recursive function, compiled as a function of its own (inlined, it would not
+    end): its generated ``name`` (the primal; ``_fwd_<name>`` pushes onto the tape and
+    returns it, ``_rev_<name>`` pops it and returns the cotangents of the differentiated
+    parameters), which of its parameters are differentiated, and its lowered ``body``
+    (:class:`Function`, its ``params`` the differentiated ones, ``order`` all of them as
+    the function takes them)."""
+
+    name: str
+    active: tuple
+    body: "Function | None" = None
+    order: list = field(default_factory=list)

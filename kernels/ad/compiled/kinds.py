@@ -65,12 +65,13 @@ def _join(a, b):
 
 
 def typemap(dispatcher):
-    """name -> :class:`Kind` for every variable of the dispatcher's one compiled
-    signature; a name numba renamed (``s.1``, ``s.2``: a value assigned on several paths)
+    """name -> :class:`Kind` for every variable of the dispatcher's compiled signatures
+    (a recursive function's may be several); a name numba renamed (``s.1``, ``s.2``: a value assigned on several paths)
     gets the join of its versions."""
-    signature = dispatcher.signatures[0]
     found = {}
-    for name, numba_type in dispatcher.overloads[signature].type_annotation.typemap.items():
+    pairs = [pair for signature in dispatcher.signatures for pair in
+             dispatcher.overloads[signature].type_annotation.typemap.items()]
+    for name, numba_type in pairs:
         if name.startswith("$") or name.startswith("arg."):
             continue
         base = name.split(".")[0]

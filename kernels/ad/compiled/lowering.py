@@ -6,7 +6,8 @@ values that carry no derivative; the operators, numpy's elementwise functions wi
 of local partials in the rule table, and the structural operations of
 :mod:`.adjoints`; lists (displays, comprehensions, ``append`` and reading an element by
 index); calls of other plain Python functions of the same kind, which are inlined (a
-recursive call is refused). Anything else is refused with
+function that calls itself is compiled as a function of its own, :class:`.ir.Callee`).
+Anything else is refused with
 :class:`CompileRefused`, naming the construct, the file and the line: the engine never
 runs a function another way in silence.
 """
@@ -28,7 +29,8 @@ from ..source.parse import (
     rewrite_returns,
 )
 from . import adjoints
-from .ir import Block, Carried, Const, Copy, Function, If, Loop, Op, Value
+from .activity import walk
+from .ir import ANEW, Block, Callee, Carried, Const, Copy, Function, If, Loop, Op, Value
 
 
 class CompileRefused(SourceTransformError):
@@ -69,6 +71,9 @@ class Lowering:
         # read of it, by a name that still holds it, is refused (kept, so no id is reused)
         self.superseded = {}
         self.branches = []  # the count where each if being lowered began
+        self.lists = set()  # the serials of the lists made (every version has its list's)
+        self.recursive = set()  # the functions found calling themselves: not inlined
+        self.callees = {}  # function -> its .ir.Callee
 
     # -- names and errors -------------------------------------------------------------
 
@@ -108,7 +113,8 @@ class Lowering:
         data += [value for value, _ in self.constants]
         return Function(fn.__qualname__, params, data, top, result, filename, self.helpers,
                         {value.name: obj for value, obj in self.constants},
-                        list({(id(g[0]), g[1]): g for g in self.guards}.values()))
+                        list({(id(g[0]), g[1]): g for g in self.guards}.values()),
+                        {c.name: c for c in self.callees.values()})
 
     def body(self, stmts, env, block, last_return=False):
         """Lower ``stmts`` into ``block``; the returned operand where the function's last
@@ -279,6 +285,10 @@ class Lowering:
                 env[name] = _Undefined(f"assigned in one branch of the if at line "
                                        f"{node.lineno} only")
                 continue
+            if getattr(a, "serial", None) == getattr(b, "serial", 0) and a.serial in self.lists:
+                # a list appended to on one path: one object, under its one name
+                env[name] = Value(a.name, False, block, a.serial)
+                continue
             phi = self.fresh(a.active or b.active, block, "p")
             stmt.then.stmts.append(Copy(node.lineno, phi, a))
             stmt.orelse.stmts.append(Copy(node.lineno, phi, b))
@@ -300,7 +310,9 @@ class Lowering:
     # -- lists ------------------------------------------------------------------------
 
     def new_list(self, node, block):
-        return self.op(node, "[]", [], block, fresh=True)
+        made = self.op(node, "[]", [], block, fresh=True)
+        self.lists.add(made.serial)
+        return made
 
     def append(self, call, env, block):
         """``name.append(item)``: the list's next version, under its name."""
@@ -314,8 +326,12 @@ class Lowering:
         if not isinstance(before, Value) or before.block is None:
             raise self.refuse(f"an append to {before.name} (the compiled engine appends to "
                               f"the lists a function makes, not to its arguments)", node)
-        if self.branches and before.serial <= self.branches[-1]:
-            raise self.refuse("an append inside an if to a list made before it", node)
+        if self.branches and before.serial <= self.branches[-1] and (
+                before.active or item.active):
+            # the adjoint would pop the item's cotangent on one path only; a list with no
+            # derivative (of indices, say) is only the primal's
+            raise self.refuse("an append inside an if to a differentiated list made before "
+                              "it", node)
         self.superseded[id(before)] = before
         after = Value(before.name, before.active or item.active, block, before.serial)
         return self.op(node, "{0}.append({1})", [before, item], block, "append",
@@ -332,16 +348,18 @@ class Lowering:
     def expr_ListComp(self, node, env, block):
         """``[elt for target in iter]``: a new list and a loop appending to it, in a scope
         of its own (its target and the list's name do not leak)."""
-        if len(node.generators) != 1 or node.generators[0].ifs:
-            raise self.refuse("a list comprehension with more than one for, or an if",
-                              node)
+        if len(node.generators) != 1:
+            raise self.refuse("a list comprehension with more than one for", node)
         generator = node.generators[0]
         scope, name = dict(env), f"\0list{self.counter}"
         scope[name] = self.new_list(node, block)
         grow = ast.Expr(value=ast.Call(
             func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="append",
                                ctx=ast.Load()), args=[node.elt], keywords=[]))
-        loop = ast.For(target=generator.target, iter=generator.iter, body=[grow], orelse=[])
+        body = [grow]
+        for test in reversed(generator.ifs):  # [x for c in r if t]: the append under if t
+            body = [ast.If(test=test, body=body, orelse=[])]
+        loop = ast.For(target=generator.target, iter=generator.iter, body=body, orelse=[])
         self.loop(ast.fix_missing_locations(ast.copy_location(loop, node)), scope, block)
         return scope[name]
 
@@ -493,6 +511,9 @@ class Lowering:
                 ref = self.expr(item, env, block)
                 if ref.active:
                     raise self.refuse("an index computed from differentiated values", node)
+                if isinstance(ref, Value) and ref.serial in self.lists:
+                    # numba indexes with an array, not a list: numpy's meaning is the same
+                    ref = self.op(node, "np.array({0})", [ref], block)
                 args.append(ref)
                 parts.append(f"{{{len(args) - 1}}}")
                 layout.append("int")
@@ -633,9 +654,33 @@ class Lowering:
 
     def inline(self, fn, node, env, block):
         """The plain Python function ``fn`` called here: its body lowered in place, its
-        parameters bound to the call's operands."""
+        parameters bound to the call's operands; a recursive function is called instead
+        (:meth:`call`), once a call of it is found inside its own body."""
+        if fn in self.recursive:
+            return self.call(fn, node, env, block)
         if any(frame.fn is fn for frame in self.frames):
-            raise self.refuse(f"the recursive call of {fn.__qualname__}", node)
+            raise _Recursion(fn)
+        state = (len(block.stmts), len(self.frames), list(self.branches))
+        try:
+            fnode, inner = self.bind(fn, node, env, block)
+            body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
+                    if isinstance(fnode, ast.Lambda) else fnode.body)
+            result = self.body(body, inner, block, last_return=True)
+        except _Recursion as found:
+            if found.fn is not fn:
+                raise
+            # what was lowered of it in place is dropped: the call replaces it
+            del block.stmts[state[0]:]
+            del self.frames[state[1]:]
+            self.branches[:] = state[2]
+            self.recursive.add(fn)
+            return self.call(fn, node, env, block)
+        self.frames.pop()
+        return result
+
+    def bind(self, fn, node, env, block):
+        """The call's operands bound to ``fn``'s parameters (defaults as constants), in
+        the order it takes them, with ``fn``'s frame entered: ``(node, names)``."""
         fnode, filename = function_node(fn)
         signature = inspect.signature(fn)
         args = [self.expr(a, env, block) for a in node.args]
@@ -657,11 +702,65 @@ class Lowering:
                 inner[name] = bound.arguments[name]
             else:
                 inner[name] = self.constant(parameter.default, fnode)
-        body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
-                if isinstance(fnode, ast.Lambda) else fnode.body)
-        result = self.body(body, inner, block, last_return=True)
+        return fnode, inner
+
+    def call(self, fn, node, env, block):
+        """A call of the recursive ``fn``: an operation calling the function compiled from
+        it (:class:`.ir.Callee`), lowered on its first call, and again where a call
+        differentiates a parameter that the lowering assumed had no derivative."""
+        fnode, inner = self.bind(fn, node, env, block)
         self.frames.pop()
-        return result
+        operands = list(inner.values())
+        for ref in operands:
+            if isinstance(ref, Value) and ref.active and ref.serial in self.lists:
+                raise self.refuse(f"a differentiated list passed to the recursive "
+                                  f"{fn.__qualname__}", node)
+        active = tuple(ref.active for ref in operands)
+        callee = self.callees.get(fn)
+        if callee is not None and any(a and not b for a, b in zip(active, callee.active)):
+            callee.active = tuple(a or b for a, b in zip(active, callee.active))
+            if callee.body is None:  # being lowered, under fewer derivatives: again
+                raise _Widen(fn)
+            callee = self.lower_callee(fn, fnode, inner, callee)
+        elif callee is None:
+            callee = Callee(f"_r{len(self.callees) + 1}_{fn.__name__}", active)
+            self.callees[fn] = callee
+            callee = self.lower_callee(fn, fnode, inner, callee)
+        text = f"{callee.name}(" + ", ".join(f"{{{k}}}" for k in range(len(operands))) + ")"
+        return self.op(node, text, operands, block, "call", callee)
+
+    def lower_callee(self, fn, fnode, inner, callee):
+        """``callee.body``: ``fn`` lowered as a function of its own, its parameters
+        differentiated as ``callee.active`` says (widened until no call inside it needs
+        more)."""
+        _, filename = function_node(fn)
+        saved = (self.frames, self.branches)
+        while True:
+            self.frames, self.branches = [_Frame(fn, Where(filename, fn.__qualname__))], []
+            callee.body = None
+            top = Block(ANEW)
+            order = [Value(name, active, None) for name, active in zip(inner, callee.active)]
+            body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
+                    if isinstance(fnode, ast.Lambda) else fnode.body)
+            try:
+                result = self.body(body, dict(zip(inner, order)), top, last_return=True)
+                constants = {id(value) for value, _ in self.constants}
+                if any(id(a) in constants for s in walk(top) if isinstance(s, Op)
+                       for a in s.args):  # data of the top function only
+                    raise self.refuse(f"a global array read in the recursive function "
+                                      f"{fn.__qualname__} (pass it as an argument)", fnode)
+            except _Widen as again:
+                if again.fn is not fn:
+                    raise
+                continue
+            finally:
+                self.frames, self.branches = saved[0], saved[1]
+            break
+        callee.order = order
+        callee.body = Function(callee.name, [v for v in order if v.active],
+                               [v for v in order if not v.active], top, result, filename,
+                               self.helpers)
+        return callee
 
     # -- globals ----------------------------------------------------------------------
 
@@ -770,6 +869,19 @@ def guards_hold(guards):
                 or not (now == obj or (now != now and obj != obj))):
             return False
     return True
+
+
+class _Recursion(Exception):
+    """Raised where ``fn`` is called inside its own body, to its outer call: which calls
+    it as a function of its own rather than inlining it."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+
+class _Widen(_Recursion):
+    """Raised where a call of the recursive ``fn`` being lowered differentiates a
+    parameter its lowering assumed was not: it is lowered again."""
 
 
 class _Undefined:

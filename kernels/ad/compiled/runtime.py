@@ -405,3 +405,49 @@ def add_lists(into, terms):
         raise ValueError("the compiled engine added list cotangents of different lengths")
     for k in range(len(into)):
         into[k] = accumulate(into[k], terms[k])
+
+
+# -- an advanced index (one int array among slices): its adjoint adds each picked entry's
+# cotangent where it came from, once per pick (an index that repeats adds twice, which
+# ``g[:, idx] += term`` would not)
+
+def add_at(into, axis, index, term):
+    """Add ``term`` into ``into`` along ``axis`` at ``index`` (``np.add.at``'s meaning):
+    ``into[..., index[t], ...] += term[..., t, ...]`` for every ``t``."""
+    raise NotImplementedError("add_at runs compiled (numba), in the generated code")
+
+
+@overload(add_at)
+def _add_at(into, axis, index, term):
+    # loops of single entries: an assignment of a row costs numba seconds to compile, in
+    # every process (a module calling a recursive function is not cached)
+    if not isinstance(into, types.Array) or into.ndim > 3:
+        raise numba.core.errors.TypingError(
+            "an advanced index: the compiled engine differentiates one int array among "
+            "the slices of an array of at most three dimensions")
+    if into.ndim == 1:
+        def impl(into, axis, index, term):
+            for t in range(len(index)):
+                into[index[t]] += term[t]
+    elif into.ndim == 2:
+        def impl(into, axis, index, term):
+            rows, cols = term.shape
+            for i in range(rows):
+                for j in range(cols):
+                    if axis == 0:
+                        into[index[i], j] += term[i, j]
+                    else:
+                        into[i, index[j]] += term[i, j]
+    else:
+        def impl(into, axis, index, term):
+            a, b, c = term.shape
+            for i in range(a):
+                for j in range(b):
+                    for k in range(c):
+                        if axis == 0:
+                            into[index[i], j, k] += term[i, j, k]
+                        elif axis == 1:
+                            into[i, index[j], k] += term[i, j, k]
+                        else:
+                            into[i, j, index[k]] += term[i, j, k]
+    return impl
