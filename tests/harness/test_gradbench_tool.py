@@ -133,7 +133,8 @@ def test_the_compiled_engine_answers_what_it_compiles_and_refuses_the_rest():
                 answered.add((module, function))
             else:
                 assert "compiled engine" in answer["error"], answer
-    assert {("llsq", "gradient"), ("lse", "gradient"), ("ode", "gradient")} <= answered
+    assert {("llsq", "gradient"), ("lse", "gradient"), ("ode", "gradient"),
+            ("det", "gradient")} <= answered
 
 
 def test_finite_differences_answer_within_gradbenchs_tolerance():

@@ -66,8 +66,8 @@ def _join(a, b):
 
 def typemap(dispatcher):
     """name -> :class:`Kind` for every variable of the dispatcher's compiled signatures
-    (a recursive function's may be several); a name numba renamed (``s.1``, ``s.2``: a value assigned on several paths)
-    gets the join of its versions."""
+    (a recursive function's may be several); a name numba renamed (``s.1``, ``s.2``: a
+    value assigned on several paths) gets the join of its versions."""
     found = {}
     pairs = [pair for signature in dispatcher.signatures for pair in
              dispatcher.overloads[signature].type_annotation.typemap.items()]

@@ -417,6 +417,34 @@ def add_at(into, axis, index, term):
     raise NotImplementedError("add_at runs compiled (numba), in the generated code")
 
 
+def _add_at_vector(into, axis, index, term):
+    for t in range(len(index)):
+        into[index[t]] += term[t]
+
+
+def _add_at_matrix(into, axis, index, term):
+    rows, cols = term.shape
+    for i in range(rows):
+        for j in range(cols):
+            if axis == 0:
+                into[index[i], j] += term[i, j]
+            else:
+                into[i, index[j]] += term[i, j]
+
+
+def _add_at_stack(into, axis, index, term):
+    a, b, c = term.shape
+    for i in range(a):
+        for j in range(b):
+            for k in range(c):
+                if axis == 0:
+                    into[index[i], j, k] += term[i, j, k]
+                elif axis == 1:
+                    into[i, index[j], k] += term[i, j, k]
+                else:
+                    into[i, j, index[k]] += term[i, j, k]
+
+
 @overload(add_at)
 def _add_at(into, axis, index, term):
     # loops of single entries: an assignment of a row costs numba seconds to compile, in
@@ -425,29 +453,4 @@ def _add_at(into, axis, index, term):
         raise numba.core.errors.TypingError(
             "an advanced index: the compiled engine differentiates one int array among "
             "the slices of an array of at most three dimensions")
-    if into.ndim == 1:
-        def impl(into, axis, index, term):
-            for t in range(len(index)):
-                into[index[t]] += term[t]
-    elif into.ndim == 2:
-        def impl(into, axis, index, term):
-            rows, cols = term.shape
-            for i in range(rows):
-                for j in range(cols):
-                    if axis == 0:
-                        into[index[i], j] += term[i, j]
-                    else:
-                        into[i, index[j]] += term[i, j]
-    else:
-        def impl(into, axis, index, term):
-            a, b, c = term.shape
-            for i in range(a):
-                for j in range(b):
-                    for k in range(c):
-                        if axis == 0:
-                            into[index[i], j, k] += term[i, j, k]
-                        elif axis == 1:
-                            into[i, index[j], k] += term[i, j, k]
-                        else:
-                            into[i, j, index[k]] += term[i, j, k]
-    return impl
+    return (_add_at_vector, _add_at_matrix, _add_at_stack)[into.ndim - 1]
