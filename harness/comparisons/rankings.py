@@ -124,10 +124,25 @@ def machine_grid(rows):
                        for base, names in sorted(groups.items())]}
 
 
+def _compiling(result):
+    """What an engine's result adds where it runs its own objective or compiles
+    (``harness evals`` keeps both in the extras): its time over that objective's, and the
+    seconds it spent compiling."""
+    extra = result.get("extra") or {}
+    own = extra.get("objective_seconds")
+    found = {}
+    if own:
+        found["x_own_objective"] = result["seconds"] / own
+    if extra.get("compile_seconds") is not None:
+        found["compile_seconds"] = extra["compile_seconds"]
+    return found
+
+
 def ad_grid(rows):
     """``{"evals": [...], "engines": [...], "cells": {eval: {engine: cell}}}`` from one
     machine's newest evals results; a cell: the engine's time, over the plain objective's
-    in the same run (gradbench's ratio) and over the best engine's of the row."""
+    in the same run (gradbench's ratio) and over the best engine's of the row; a compiling
+    engine's, over its own objective's too, and its compile seconds."""
     cells, engines = {}, set()
     for (_, key), group in sorted(_by_benchmark(rows).items()):
         objective = next((r for r in group if r["role"] == "objective" and _ok(r)), None)
@@ -140,7 +155,8 @@ def ad_grid(rows):
             engines.add(r["backend"])
             row[r["backend"]] = {"seconds": r["seconds"], "x_best": r["seconds"] / best,
                                  "x_objective": (r["seconds"] / objective["seconds"]
-                                                 if objective else None)}
+                                                 if objective else None),
+                                 **_compiling(r)}
         for r in group:
             if not _ok(r) and r["role"] != "objective":
                 engines.add(r["backend"])

@@ -225,6 +225,8 @@ class EvalCell(_Shape):
     seconds: float | None = None
     x_best: float | None = None
     x_objective: float | None = None
+    x_own_objective: float | None = None  #: a compiling engine's, over its own objective
+    compile_seconds: float | None = None
     status: str | None = None
     reason: str | None = None
 

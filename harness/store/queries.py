@@ -8,6 +8,7 @@ series by benchmark and backend, the newest runs from their own table
 
 import datetime
 import hashlib
+import json
 
 from sqlalchemy import and_, bindparam, func, select
 
@@ -93,6 +94,8 @@ def _light(connection, name, build, keys_only=False, **params):
         d["interval"] = None if low is None else (low, high)
         if "baseline" in d:
             d["baseline"] = bool(d["baseline"])
+        if isinstance(d.get("extra"), str):  # the raw cursor gives a JSON column as text
+            d["extra"] = json.loads(d["extra"])
         if "started" in d:
             d["started"] = utc(_datetime(d["started"])).isoformat()
         out.append(d)
@@ -174,8 +177,8 @@ def newest(connection, machine_id=None, key=None, suite=None):
     given = tuple(name for name, value in params.items() if value is not None)
 
     def build():
-        query = (select(*RANKED, RESULTS.c.position, RUNS.c.uid.label("run"), RUNS.c.commit,
-                        RUNS.c.started,
+        query = (select(*RANKED, RESULTS.c.position, RESULTS.c.extra,
+                        RUNS.c.uid.label("run"), RUNS.c.commit, RUNS.c.started,
                         MACHINES.c.uid.label("machine"), MACHINES.c.name.label("machine_name"),
                         MACHINES.c.fingerprint)
                  .select_from(LATEST)

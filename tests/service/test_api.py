@@ -295,18 +295,30 @@ def test_machines_compared_by_ratios_to_their_own_baseline(server, store):
 
 
 def test_the_evals_as_gradbench_grid(server, store):
-    def row(backend, seconds, role):
+    def row(backend, seconds, role, **more):
         return make.result({"suite": "evals", "case": "llsq", "params": {"size": "16"}},
-                           backend, seconds, role=role, baseline=role == "baseline")
+                           backend, seconds, role=role, baseline=role == "baseline", **more)
     add(store, {"machine": make.machine(), "commit": "e" * 40, "command": "evals",
                 "started": make.started(1), "results": [
                     row("numpy", 1e-4, "objective"), row("manual", 1.2e-4, "baseline"),
-                    row("reverse", 3e-4, "engine"), row("source", 2.4e-4, "engine")]})
+                    row("reverse", 3e-4, "engine"), row("source", 2.4e-4, "engine"),
+                    # a compiling engine: its own compiled objective and compile time
+                    row("compiled", 1.5e-4, "engine",
+                        extra={"objective_seconds": 5e-5, "compile_seconds": 2.5}),
+                    row("jax", None, "engine", status="skipped", reason="too slow")]})
     grid = get(server, "evals", machine="box").json()
     cells = grid["rows"]['evals/llsq {"size":"16"}']["cells"]
     assert cells["reverse"]["x_objective"] == pytest.approx(3.0)
     assert cells["source"]["x_best"] == pytest.approx(2.0)
-    assert grid["engines"] == ["manual", "reverse", "source"]
+    assert cells["compiled"]["x_own_objective"] == pytest.approx(3.0)
+    assert cells["compiled"]["compile_seconds"] == pytest.approx(2.5)
+    assert cells["reverse"].get("x_own_objective") is None
+    assert cells["jax"] == {"status": "skipped", "reason": "too slow"}
+    assert grid["engines"] == ["compiled", "jax", "manual", "reverse", "source"]
+    page = httpx.get(f"{server.url}/machines", params={"machine": "box", "suite": "evals"},
+                     timeout=60).text
+    # a skipped engine's cell is its status (the page once failed on one)
+    assert "3 own" in page and "compiled in 2.5" in page and 'title="too slow">skipped' in page
 
 
 def test_bad_queries_are_422_or_404_naming_what(server, store):
