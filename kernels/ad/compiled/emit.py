@@ -392,6 +392,8 @@ class _Reverse:
         pending = self.pending[-1]
         if id(value) in pending and index is None and shaped:
             del pending[id(value)]
+            if copy and self.plan.fusable(value) and self.next_to(value):
+                copy = False  # read by the very next adjoint, before anything adds in
             if not copy and self.plan.fusable(value) and not expr.isidentifier():
                 # kept as text, to be written into the one expression that reads it (the
                 # adjoint of the operation computing value): numba fuses the two loops
@@ -402,6 +404,22 @@ class _Reverse:
         self.ensure(value, depth)
         target = value.grad if index is None else f"{value.grad}[{index}]"
         self.w(depth, f"{target} += {expr}{comment}")
+        return False
+
+    def next_to(self, value):
+        """Whether the operation computing ``value`` is the next whose adjoint runs (only
+        plain statements between it and the one running now), and is elementwise with no
+        partial of 1: a cotangent sharing the output's memory is then read once, before
+        any term is added into either, into terms of its own memory."""
+        block, here = self.here
+        for k in range(here - 1, -1, -1):
+            stmt = block.stmts[k]
+            if not isinstance(stmt, Op):
+                return False
+            if stmt.out is value:
+                return stmt.adjoint == "elementwise" and 1.0 not in stmt.static.constants
+            if stmt.differentiated:
+                return False
         return False
 
     def add_list(self, value, expr, depth, index, comment):
@@ -435,7 +453,9 @@ class _Reverse:
             prologue(depth)
         if seed is not None:
             self.add(seed, "_seed", depth)
-        for stmt in reversed(block.stmts):
+        for k in reversed(range(len(block.stmts))):
+            stmt = block.stmts[k]
+            self.here = (block, k)
             if isinstance(stmt, Op) and stmt.differentiated:
                 if not self.zero_cotangent(stmt.out):
                     self.adjoint(stmt, block, depth)
