@@ -295,6 +295,15 @@ def advanced_indices(x):
             + np.sum(t[:, middle, :] * t[:, middle, :]) + np.sum(x[rows] * x[cols]))
 
 
+def views_beside_their_base(x):
+    # a cotangent shared with the output's is read by the next adjoint without a copy;
+    # a view of an operand (x[::-1] beside x) still gets its own, or the reversed add
+    # would read entries it has already overwritten
+    y = x + x[::-1]
+    z = np.exp(x) + x[1:3].sum() + x[::-1] * 2.0
+    return np.sum(np.sin(y) * np.arange(len(x))) + np.sum(z * z)
+
+
 CASES = [
     (scalar_loop, lambda rng: (rng.random(7), 0.7)),
     (nested_triangle, lambda rng: (rng.random(6),)),
@@ -324,6 +333,7 @@ CASES = [
     (widened_recursion, lambda rng: (rng.random(3),)),
     (mutual_recursion, lambda rng: (rng.random(3),)),
     (advanced_indices, lambda rng: (rng.random(12),)),
+    (views_beside_their_base, lambda rng: (rng.random(7),)),
 ]
 
 

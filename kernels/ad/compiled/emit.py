@@ -409,14 +409,19 @@ class _Reverse:
     def next_to(self, value):
         """Whether the operation computing ``value`` is the next whose adjoint runs (only
         plain statements between it and the one running now), and is elementwise with no
-        partial of 1: a cotangent sharing the output's memory is then read once, before
-        any term is added into either, into terms of its own memory."""
+        partial of 1 or an index (whose adjoint adds into its base's cotangent): a
+        cotangent sharing the output's memory is then read once, before any term is added
+        into either, into terms of their own memory."""
         block, here = self.here
         for k in range(here - 1, -1, -1):
             stmt = block.stmts[k]
             if not isinstance(stmt, Op):
                 return False
             if stmt.out is value:
+                if stmt.adjoint == "getitem":
+                    # its base's cotangent may be the one shared (y = b + b[::-1]): then
+                    # the add would read entries it has overwritten
+                    return all(a is not stmt.args[0] for a in getattr(block.stmts[here], "args", ()))
                 return stmt.adjoint == "elementwise" and 1.0 not in stmt.static.constants
             if stmt.differentiated:
                 return False
