@@ -421,7 +421,8 @@ class _Reverse:
                 if stmt.adjoint == "getitem":
                     # its base's cotangent may be the one shared (y = b + b[::-1]): then
                     # the add would read entries it has overwritten
-                    return all(a is not stmt.args[0] for a in getattr(block.stmts[here], "args", ()))
+                    current = getattr(block.stmts[here], "args", ())
+                    return all(a is not stmt.args[0] for a in current)
                 return stmt.adjoint == "elementwise" and 1.0 not in stmt.static.constants
             if stmt.differentiated:
                 return False
