@@ -150,7 +150,10 @@ def test_a_broken_tool_is_skipped_with_its_reason_and_stays_so(fake, mode, reaso
 
 
 def test_a_silent_tool_fails_at_the_deadline(fake):
-    process = ToolProcess(fake("hangs"), deadline=1.0)
+    # the start is given its time (a loaded machine starts a Python tool in over a
+    # second); the evaluate, which it never answers, one second
+    process = ToolProcess(fake("hangs"), deadline=60.0)
+    process.deadline = 1.0
     tool = ToolBackend(process.command, process=process)
     problem, args = bound("lse")
     with pytest.raises(ToolFailure, match=r"no answer within 1 s \(on its evaluate"):
