@@ -166,8 +166,9 @@ class _Forward:
                 text = _format(stmt.primal, stmt.args)
                 if stmt.adjoint == "call" and self.plan is not None and stmt.out.active:
                     # the recursive function's own pushes, onto the same tape
-                    text = f"_fwd_{text[:-1]}, {_TAPE})"
-                    w(depth, f"{stmt.out.name}, {_TAPE} = {text}  # {stmt.line}")
+                    args = "".join(f"{a.name}, " for a in stmt.args)
+                    w(depth, f"{stmt.out.name}, {_TAPE} = _fwd_{stmt.static.name}({args}"
+                             f"{_TAPE})  # {stmt.line}")
                 else:
                     w(depth, f"{text if stmt.inplace else f'{stmt.out.name} = {text}'}"
                              f"  # {stmt.line}")

@@ -92,10 +92,7 @@ class Lowering:
     def function(self, fn, data_names):
         node, filename = function_node(fn)
         self.frames.append(_Frame(fn, Where(filename, fn.__qualname__)))
-        if isinstance(node, ast.Lambda):
-            body = [ast.Return(value=node.body, lineno=node.lineno)]
-        else:
-            body = node.body
+        body = _statements(node)
         args = node.args
         if args.vararg or args.kwarg:
             raise self.refuse("variadic parameters (*args, **kwargs)", node)
@@ -663,8 +660,7 @@ class Lowering:
         state = (len(block.stmts), len(self.frames), list(self.branches))
         try:
             fnode, inner = self.bind(fn, node, env, block)
-            body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
-                    if isinstance(fnode, ast.Lambda) else fnode.body)
+            body = _statements(fnode)
             result = self.body(body, inner, block, last_return=True)
         except _Recursion as found:
             if found.fn is not fn:
@@ -740,8 +736,7 @@ class Lowering:
             callee.body = None
             top = Block(ANEW)
             order = [Value(name, active, None) for name, active in zip(inner, callee.active)]
-            body = ([ast.Return(value=fnode.body, lineno=fnode.lineno)]
-                    if isinstance(fnode, ast.Lambda) else fnode.body)
+            body = _statements(fnode)
             try:
                 result = self.body(body, dict(zip(inner, order)), top, last_return=True)
                 constants = {id(value) for value, _ in self.constants}
@@ -869,6 +864,13 @@ def guards_hold(guards):
                 or not (now == obj or (now != now and obj != obj))):
             return False
     return True
+
+
+def _statements(node):
+    """A def's body, or a lambda's as the return of its expression."""
+    if isinstance(node, ast.Lambda):
+        return [ast.Return(value=node.body, lineno=node.lineno)]
+    return node.body
 
 
 class _Recursion(Exception):
